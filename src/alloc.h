@@ -1,0 +1,76 @@
+/*
+ * Typed allocation for every model object.
+ *
+ * Each allocation names its kind, so the model can count allocations, frees
+ * and live objects per kind, and so the memory invariants can compare the
+ * objects alive with the objects reachable. A failure injector makes the Nth
+ * allocation counted from a point the caller sets return NULL, which is how
+ * programs exercise the kernel's -ENOMEM paths at every allocation site.
+ *
+ * Live objects are kept on one list per kind (an intrusive header in front of
+ * each object), so a leak report can name what leaked.
+ */
+#ifndef VMAFUZZ_ALLOC_H
+#define VMAFUZZ_ALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ALLOC_KINDS(X)                                                                 \
+	X(MT_NODE, "tree node")                                                         \
+	X(MM, "mm")                                                                     \
+	X(VMA, "vma")                                                                   \
+	X(ANON_VMA, "anon_vma")                                                         \
+	X(AVC, "anon_vma_chain")                                                        \
+	X(PAGE, "page")                                                                 \
+	X(PGTABLE, "page table")                                                        \
+	X(UFFD_CTX, "userfaultfd ctx")                                                  \
+	X(UFFD_FORK_CTX, "userfaultfd fork ctx")                                        \
+	X(FILE, "file")                                                                 \
+	X(OTHER, "other")
+
+enum alloc_kind {
+#define ALLOC_ENUM(k, name) AK_##k,
+	ALLOC_KINDS(ALLOC_ENUM)
+#undef ALLOC_ENUM
+	AK_NR
+};
+
+struct alloc_stats {
+	uint64_t allocs[AK_NR];
+	uint64_t frees[AK_NR];
+	uint64_t live[AK_NR];
+	uint64_t failed[AK_NR];	/* allocations refused by the injector */
+};
+
+const char *alloc_kind_name(enum alloc_kind kind);
+
+/* Zeroed object of @size bytes, or NULL when the injector says this one fails. */
+void *model_alloc(enum alloc_kind kind, size_t size);
+/* Free an object from model_alloc(); @kind must match. NULL is ignored. */
+void model_free(enum alloc_kind kind, void *obj);
+
+/*
+ * Failure injection: after alloc_fail_arm(n) with n >= 1, the nth allocation
+ * from now fails (exactly one). n == 0 disarms.
+ */
+void alloc_fail_arm(uint64_t n);
+void alloc_fail_disarm(void);
+/* Whether the armed failure has fired since the last arm. */
+bool alloc_fail_fired(void);
+/* Allocations attempted since the last arm (including the failed one). */
+uint64_t alloc_since_arm(void);
+
+const struct alloc_stats *alloc_stats(void);
+uint64_t alloc_live(enum alloc_kind kind);
+uint64_t alloc_live_total(void);
+
+/* Visit every live object of @kind (order of allocation). */
+void alloc_for_each_live(enum alloc_kind kind, void (*fn)(void *obj, void *arg), void *arg);
+
+/* Free every live object (after a failed program, so the next starts clean)
+ * and reset counters and the injector. */
+void alloc_reset(void);
+
+#endif

@@ -1,0 +1,610 @@
+/*
+ * Range tree: lookups, cursors, and writes by subtree rebuild.
+ *
+ * A write gathers the ranges of the lowest node whose span holds the whole
+ * written range, applies the write to that flat sequence, and rebuilds the
+ * subtree at the same height if the new sequence fits one (between
+ * MT_MIN_SLOTS^h and MT_SLOTS^h ranges); otherwise it widens to the parent,
+ * up to the root, where the height may change. The rebuilt subtree is built
+ * aside and published with one pointer store, then the old nodes are freed.
+ * Nodes are packed to MT_FILL so the next writes mostly stay in one leaf.
+ */
+#include "mtree_internal.h"
+
+#include "alloc.h"
+#include "check.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A range of the flat sequence: [previous last + 1, last] -> ptr. */
+struct mt_item {
+	uint64_t last;
+	void *ptr;
+};
+
+struct mt_items {
+	struct mt_item *v;
+	size_t n, cap;
+};
+
+static void items_push(struct mt_items *s, uint64_t last, void *ptr)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		MODEL_ASSERT(s->v != NULL);
+	}
+	s->v[s->n].last = last;
+	s->v[s->n].ptr = ptr;
+	s->n++;
+}
+
+void mt_init(struct mtree *mt)
+{
+	memset(mt, 0, sizeof(*mt));
+}
+
+bool mt_empty(const struct mtree *mt)
+{
+	return mt->root == NULL;
+}
+
+struct mt_node *mt_node_alloc(bool leaf)
+{
+	struct mt_node *n = model_alloc(AK_MT_NODE, sizeof(*n));
+
+	if (n)
+		n->leaf = leaf;
+	return n;
+}
+
+void mt_node_free(struct mt_node *n)
+{
+	model_free(AK_MT_NODE, n);
+}
+
+void mt_free_subtree(struct mt_node *n)
+{
+	if (!n)
+		return;
+	if (!n->leaf)
+		for (unsigned i = 0; i <= n->end; i++)
+			mt_free_subtree(n->slot[i]);
+	mt_node_free(n);
+}
+
+void mt_destroy(struct mtree *mt)
+{
+	mt_free_subtree(mt->root);
+	mt->root = NULL;
+	mt->height = 0;
+	mt->gen++;
+}
+
+uint64_t mt_node_max_gap(const struct mt_node *n, uint64_t min, uint64_t max)
+{
+	uint64_t best = 0;
+
+	for (unsigned i = 0; i <= n->end; i++) {
+		uint64_t g;
+
+		if (n->leaf) {
+			if (n->slot[i])
+				continue;
+			g = mt_range_size(mt_slot_min(n, i, min), mt_slot_max(n, i, max));
+		} else {
+			g = n->gap[i];
+		}
+		if (g > best)
+			best = g;
+	}
+	return best;
+}
+
+void mt_node_bounds(const struct mt_node *n, uint64_t *min, uint64_t *max)
+{
+	uint64_t lo = 0, hi = MT_MAX;
+	const struct mt_node *path[MT_MAX_HEIGHT];
+	unsigned depth = 0;
+
+	for (const struct mt_node *p = n; p->parent; p = p->parent)
+		path[depth++] = p;
+	while (depth--) {
+		const struct mt_node *c = path[depth];
+		uint64_t cmin = mt_slot_min(c->parent, c->parent_slot, lo);
+		uint64_t cmax = mt_slot_max(c->parent, c->parent_slot, hi);
+
+		lo = cmin;
+		hi = cmax;
+	}
+	*min = lo;
+	*max = hi;
+}
+
+void mt_gap_update_up(struct mt_node *n)
+{
+	while (n->parent) {
+		uint64_t min, max, g;
+
+		mt_node_bounds(n, &min, &max);
+		g = mt_node_max_gap(n, min, max);
+		if (n->parent->gap[n->parent_slot] == g)
+			return;
+		n->parent->gap[n->parent_slot] = g;
+		n = n->parent;
+	}
+}
+
+/* Descend to the leaf that holds @index; its bounds in *min, *max. */
+static const struct mt_node *leaf_of(const struct mtree *mt, uint64_t index, uint64_t *min,
+				     uint64_t *max)
+{
+	const struct mt_node *n = mt->root;
+	uint64_t lo = 0, hi = MT_MAX;
+
+	while (n && !n->leaf) {
+		unsigned i = mt_slot_of(n, index);
+		uint64_t cmin = mt_slot_min(n, i, lo), cmax = mt_slot_max(n, i, hi);
+
+		lo = cmin;
+		hi = cmax;
+		n = n->slot[i];
+	}
+	*min = lo;
+	*max = hi;
+	return n;
+}
+
+void *mt_load_range(const struct mtree *mt, uint64_t index, struct mt_range *r)
+{
+	uint64_t min, max;
+	const struct mt_node *n = leaf_of(mt, index, &min, &max);
+	unsigned i;
+
+	if (!n) {
+		r->first = 0;
+		r->last = MT_MAX;
+		return NULL;
+	}
+	i = mt_slot_of(n, index);
+	r->first = mt_slot_min(n, i, min);
+	r->last = mt_slot_max(n, i, max);
+	return n->slot[i];
+}
+
+void *mt_load(const struct mtree *mt, uint64_t index)
+{
+	struct mt_range r;
+
+	return mt_load_range(mt, index, &r);
+}
+
+void mt_cursor_init(struct mt_cursor *c, struct mtree *mt, uint64_t index)
+{
+	memset(c, 0, sizeof(*c));
+	c->mt = mt;
+	c->index = index;
+}
+
+void mt_cursor_reset(struct mt_cursor *c, uint64_t index)
+{
+	c->index = index;
+	c->done = false;
+	c->leaf = NULL;
+}
+
+void *mt_cursor_next(struct mt_cursor *c)
+{
+	while (!c->done) {
+		if (!c->leaf || c->gen != c->mt->gen || c->index < c->leaf_min ||
+		    c->index > c->leaf_max) {
+			c->leaf = leaf_of(c->mt, c->index, &c->leaf_min, &c->leaf_max);
+			c->gen = c->mt->gen;
+			if (!c->leaf) {
+				c->done = true;
+				return NULL;
+			}
+		}
+		for (unsigned i = mt_slot_of(c->leaf, c->index); i <= c->leaf->end; i++) {
+			void *e = c->leaf->slot[i];
+
+			if (!e)
+				continue;
+			c->range.first = mt_slot_min(c->leaf, i, c->leaf_min);
+			c->range.last = mt_slot_max(c->leaf, i, c->leaf_max);
+			c->slot = i;
+			if (c->range.last == MT_MAX)
+				c->done = true;
+			else
+				c->index = c->range.last + 1;
+			return e;
+		}
+		if (c->leaf_max == MT_MAX)
+			c->done = true;
+		else
+			c->index = c->leaf_max + 1;
+	}
+	return NULL;
+}
+
+void mt_cursor_replace(struct mt_cursor *c, void *entry)
+{
+	struct mt_node *leaf = (struct mt_node *)c->leaf;
+
+	MODEL_ASSERT(leaf && c->gen == c->mt->gen);
+	MODEL_ASSERT(entry && (!mt_is_reserved(entry) || mt_is_zero(entry)));
+	MODEL_ASSERT(leaf->slot[c->slot] != NULL);
+	leaf->slot[c->slot] = entry;
+}
+
+void *mt_find(const struct mtree *mt, uint64_t from, uint64_t max, struct mt_range *r)
+{
+	struct mt_cursor c;
+	void *e;
+
+	if (from > max)
+		return NULL;
+	mt_cursor_init(&c, (struct mtree *)mt, from);
+	e = mt_cursor_next(&c);
+	if (!e || c.range.first > max)
+		return NULL;
+	*r = c.range;
+	return e;
+}
+
+void *mt_find_prev(const struct mtree *mt, uint64_t from, uint64_t min, struct mt_range *r)
+{
+	uint64_t index = from;
+
+	if (from < min)
+		return NULL;
+	for (;;) {
+		uint64_t lo, hi;
+		const struct mt_node *n = leaf_of(mt, index, &lo, &hi);
+
+		if (!n)
+			return NULL;
+		for (int i = (int)mt_slot_of(n, index); i >= 0; i--) {
+			uint64_t smin = mt_slot_min(n, (unsigned)i, lo);
+
+			if (mt_slot_max(n, (unsigned)i, hi) < min)
+				return NULL;
+			if (n->slot[i]) {
+				r->first = smin;
+				r->last = mt_slot_max(n, (unsigned)i, hi);
+				return n->slot[i];
+			}
+		}
+		if (lo == 0 || lo - 1 < min)
+			return NULL;
+		index = lo - 1;
+	}
+}
+
+/* ---- writes ------------------------------------------------------------ */
+
+/* Append the ranges below @n (spanning [.., max]) to @s in order. */
+static void collect(const struct mt_node *n, uint64_t max, struct mt_items *s)
+{
+	for (unsigned i = 0; i <= n->end; i++) {
+		uint64_t smax = mt_slot_max(n, i, max);
+
+		if (n->leaf)
+			items_push(s, smax, n->slot[i]);
+		else
+			collect(n->slot[i], smax, s);
+	}
+}
+
+static uint64_t ipow(uint64_t b, unsigned e)
+{
+	uint64_t r = 1;
+
+	while (e--)
+		r = r > UINT64_MAX / b ? UINT64_MAX : r * b;
+	return r;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+/*
+ * How many nodes level @level (1 = leaves) of a subtree of height @h gets
+ * when it holds @count items: aim for MT_FILL per node, within what keeps
+ * every node between MT_MIN_SLOTS (2 children for an internal root) and
+ * MT_SLOTS and still lets the levels above end in one node. 0: impossible.
+ */
+static uint64_t level_nodes(uint64_t count, unsigned level, unsigned h, bool root)
+{
+	unsigned above = h - level;
+	uint64_t lo, hi, want;
+
+	if (above == 0) {
+		uint64_t least = root ? (h == 1 ? 1 : 2) : MT_MIN_SLOTS;
+
+		return count >= least && count <= MT_SLOTS ? 1 : 0;
+	}
+	lo = div_up(count, MT_SLOTS);
+	hi = count / MT_MIN_SLOTS;
+	/* the nodes of this level must fit in `above` more levels */
+	want = root ? 2 * ipow(MT_MIN_SLOTS, above - 1) : ipow(MT_MIN_SLOTS, above);
+	if (lo < want)
+		lo = want;
+	if (hi > ipow(MT_SLOTS, above))
+		hi = ipow(MT_SLOTS, above);
+	if (lo > hi)
+		return 0;
+	want = div_up(count, MT_FILL);
+	return want < lo ? lo : want > hi ? hi : want;
+}
+
+static bool fits(uint64_t count, unsigned h, bool root)
+{
+	for (unsigned level = 1; level <= h; level++) {
+		count = level_nodes(count, level, h, root);
+		if (!count)
+			return false;
+	}
+	return true;
+}
+
+/* Smallest height at which a root holds @count ranges. */
+static unsigned root_height(uint64_t count)
+{
+	unsigned h = 1;
+
+	while (!fits(count, h, true))
+		h++;
+	return h;
+}
+
+/*
+ * Build a subtree of height @h from the ranges @s that starts at @min. On
+ * success returns its top node and stores its largest gap in *gap; on
+ * allocation failure frees what it built and returns NULL.
+ */
+static struct mt_node *build(const struct mt_items *s, uint64_t min, unsigned h, bool root,
+			     uint64_t *gap)
+{
+	struct mt_items cur = *s, next = { 0 };
+	uint64_t *gaps = NULL, *next_gaps = NULL;
+	struct mt_node *top = NULL;
+	bool owned = false;	/* cur.v is ours to free */
+
+	for (unsigned level = 1; level <= h; level++) {
+		uint64_t nodes = level_nodes(cur.n, level, h, root);
+		uint64_t lo = min;
+		size_t at = 0;
+
+		MODEL_ASSERT(nodes > 0);
+		next.n = 0;
+		next_gaps = realloc(next_gaps, nodes * sizeof(*next_gaps));
+		MODEL_ASSERT(next_gaps != NULL);
+		for (uint64_t k = 0; k < nodes; k++) {
+			size_t take = cur.n / nodes + (k < cur.n % nodes);
+			struct mt_node *n = mt_node_alloc(level == 1);
+
+			if (!n) {
+				/* free the nodes of this level and everything below them */
+				for (size_t j = 0; j < next.n; j++)
+					mt_free_subtree(next.v[j].ptr);
+				for (size_t j = at; j < cur.n && level > 1; j++)
+					mt_free_subtree(cur.v[j].ptr);
+				top = NULL;
+				goto out;
+			}
+			n->end = (uint8_t)(take - 1);
+			for (size_t j = 0; j < take; j++) {
+				struct mt_item *it = &cur.v[at + j];
+
+				n->slot[j] = it->ptr;
+				if (j < take - 1)
+					n->pivot[j] = it->last;
+				if (level > 1) {
+					struct mt_node *c = it->ptr;
+
+					c->parent = n;
+					c->parent_slot = (uint8_t)j;
+					n->gap[j] = gaps[at + j];
+				}
+			}
+			at += take;
+			next_gaps[next.n] = mt_node_max_gap(n, lo, cur.v[at - 1].last);
+			lo = cur.v[at - 1].last + 1;
+			items_push(&next, cur.v[at - 1].last, n);
+		}
+		if (owned)
+			free(cur.v);
+		cur = next;
+		owned = true;
+		next = (struct mt_items){ 0 };
+		free(gaps);
+		gaps = next_gaps;
+		next_gaps = NULL;
+	}
+	top = cur.v[0].ptr;
+	*gap = gaps[0];
+out:
+	if (owned)
+		free(cur.v);
+	free(next.v);
+	free(gaps);
+	free(next_gaps);
+	return top;
+}
+
+/* Put ranges into an empty tree. */
+static int store_empty(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
+{
+	struct mt_items s = { 0 };
+	struct mt_node *root;
+	uint64_t gap;
+
+	if (first)
+		items_push(&s, first - 1, NULL);
+	items_push(&s, last, entry);
+	if (last != MT_MAX)
+		items_push(&s, MT_MAX, NULL);
+	root = build(&s, 0, 1, true, &gap);
+	free(s.v);
+	if (!root)
+		return -ENOMEM;
+	mt->root = root;
+	mt->height = 1;
+	mt->gen++;
+	return 0;
+}
+
+/*
+ * Replace in @s (ranges starting at @min) whatever [first, last] overlaps by
+ * one range [first, last] -> entry.
+ */
+static void splice(const struct mt_items *s, uint64_t min, uint64_t first, uint64_t last,
+		   void *entry, struct mt_items *out)
+{
+	uint64_t lo = min;
+	bool placed = false;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct mt_item *it = &s->v[i];
+
+		if (it->last < first) {
+			items_push(out, it->last, it->ptr);
+		} else if (lo > last) {
+			items_push(out, it->last, it->ptr);
+		} else {
+			/* overlaps: keep the parts outside [first, last] */
+			if (lo < first)
+				items_push(out, first - 1, it->ptr);
+			if (!placed) {
+				items_push(out, last, entry);
+				placed = true;
+			}
+			if (it->last > last)
+				items_push(out, it->last, it->ptr);
+		}
+		lo = it->last + 1;
+	}
+}
+
+int mt_store_range(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
+{
+	struct mt_node *n, *built;
+	uint64_t min = 0, max = MT_MAX, gap;
+	struct mt_items old = { 0 }, s = { 0 };
+	unsigned h;
+
+	if (first > last || (mt_is_reserved(entry) && !mt_is_zero(entry)))
+		return -EINVAL;
+	if (!mt->root)
+		return entry ? store_empty(mt, first, last, entry) : 0;
+
+	/* An erase takes in the empty ranges beside it: no adjacent empties. */
+	if (!entry) {
+		struct mt_range r;
+
+		if (first && !mt_load_range(mt, first - 1, &r))
+			first = r.first;
+		if (last != MT_MAX && !mt_load_range(mt, last + 1, &r))
+			last = r.last;
+	}
+
+	/* Lowest node whose span holds [first, last]. */
+	n = mt->root;
+	h = mt->height;
+	while (!n->leaf) {
+		unsigned i = mt_slot_of(n, first);
+
+		if (i != mt_slot_of(n, last))
+			break;
+		min = mt_slot_min(n, i, min);
+		max = mt_slot_max(n, i, max);
+		n = n->slot[i];
+		h--;
+	}
+
+	/* Same range, same shape: replace in place (cannot fail). */
+	if (n->leaf && entry) {
+		unsigned i = mt_slot_of(n, first);
+
+		if (mt_slot_min(n, i, min) == first && mt_slot_max(n, i, max) == last) {
+			n->slot[i] = entry;
+			if (n->parent)
+				mt_gap_update_up(n);
+			return 0;
+		}
+	}
+
+	collect(n, max, &old);
+	splice(&old, min, first, last, entry, &s);
+
+	/* Widen until the new sequence fits a subtree of the same height. */
+	while (n->parent && !fits(s.n, h, false)) {
+		struct mt_node *p = n->parent;
+		unsigned slot = n->parent_slot;
+		struct mt_items wide = { 0 };
+		uint64_t pmin, pmax;
+
+		mt_node_bounds(p, &pmin, &pmax);
+		for (unsigned i = 0; i < slot; i++)
+			collect(p->slot[i], mt_slot_max(p, i, pmax), &wide);
+		for (size_t i = 0; i < s.n; i++)
+			items_push(&wide, s.v[i].last, s.v[i].ptr);
+		for (unsigned i = slot + 1; i <= p->end; i++)
+			collect(p->slot[i], mt_slot_max(p, i, pmax), &wide);
+		free(s.v);
+		s = wide;
+		n = p;
+		min = pmin;
+		max = pmax;
+		h++;
+	}
+	free(old.v);
+
+	if (!n->parent) {
+		if (s.n == 1 && !s.v[0].ptr) {
+			/* nothing left */
+			free(s.v);
+			mt_destroy(mt);
+			return 0;
+		}
+		h = root_height(s.n);
+		built = build(&s, 0, h, true, &gap);
+		free(s.v);
+		if (!built)
+			return -ENOMEM;
+		mt->root = built;
+		mt->height = h;
+	} else {
+		struct mt_node *p = n->parent;
+
+		built = build(&s, min, h, false, &gap);
+		free(s.v);
+		if (!built)
+			return -ENOMEM;
+		built->parent = p;
+		built->parent_slot = n->parent_slot;
+		p->slot[n->parent_slot] = built;
+		p->gap[n->parent_slot] = gap;
+		mt_gap_update_up(p);
+	}
+	mt_free_subtree(n);
+	mt->gen++;
+	return 0;
+}
+
+int mt_erase(struct mtree *mt, uint64_t index, void **old)
+{
+	struct mt_range r;
+	void *e = mt_load_range(mt, index, &r);
+
+	if (old)
+		*old = e;
+	if (!e)
+		return 0;
+	return mt_store_range(mt, r.first, r.last, NULL);
+}

@@ -1,0 +1,51 @@
+/* Exact snapshots of a tree's layout and contents (mtree.h). */
+#include "mtree_internal.h"
+
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void put(struct mt_snapshot *s, uint64_t w)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->w = realloc(s->w, s->cap * sizeof(*s->w));
+		MODEL_ASSERT(s->w != NULL);
+	}
+	s->w[s->n++] = w;
+}
+
+static void snap_node(const struct mt_node *n, struct mt_snapshot *s)
+{
+	put(s, (uint64_t)n->leaf << 8 | n->end);
+	for (unsigned i = 0; i < MT_PIVOTS; i++)
+		put(s, n->pivot[i]);
+	for (unsigned i = 0; i <= n->end; i++) {
+		if (n->leaf) {
+			put(s, (uint64_t)(uintptr_t)n->slot[i]);
+		} else {
+			put(s, n->gap[i]);
+			snap_node(n->slot[i], s);
+		}
+	}
+}
+
+void mt_snapshot_take(const struct mtree *mt, struct mt_snapshot *s)
+{
+	memset(s, 0, sizeof(*s));
+	put(s, mt->height);
+	if (mt->root)
+		snap_node(mt->root, s);
+}
+
+bool mt_snapshot_equal(const struct mt_snapshot *a, const struct mt_snapshot *b)
+{
+	return a->n == b->n && !memcmp(a->w, b->w, a->n * sizeof(*a->w));
+}
+
+void mt_snapshot_free(struct mt_snapshot *s)
+{
+	free(s->w);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,542 @@
+/*
+ * Unit tests of the range tree: writes against the reference map, every
+ * validate check firing on a tree corrupted by hand, dup at every failure
+ * point for heights 1 to 4, gap search against brute force, bulk append,
+ * cursors and the zero entry.
+ */
+#include "alloc.h"
+#include "check.h"
+#include "mem_check.h"
+#include "mtref.h"
+#include "mtree.h"
+#include "prng.h"
+#include "test.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* Entries are tagged integers: never NULL, never reserved. */
+static void *val(uint64_t k)
+{
+	return (void *)(uintptr_t)(k << 2 | 1);
+}
+
+/* A random range: mostly small indices so writes collide, sometimes the edges. */
+static void rand_range(struct prng *p, uint64_t span, uint64_t *first, uint64_t *last)
+{
+	switch (prng_below(p, 16)) {
+	case 0:
+		*first = MT_MAX - prng_below(p, 8);
+		*last = *first + prng_below(p, MT_MAX - *first + 1);
+		return;
+	case 1:
+		*first = prng_below(p, 4);
+		break;
+	default:
+		*first = prng_below(p, span);
+	}
+	*last = *first + prng_below(p, prng_below(p, 4) ? 8 : 64);
+}
+
+static bool tree_ok(struct mtree *mt, struct mtref *ref)
+{
+	return mt_validate(mt) && mtref_matches(ref, mt);
+}
+
+static bool test_store_random(void)
+{
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		struct prng p = { seed };
+		struct mtree mt;
+		struct mtref ref;
+		uint64_t span = seed * 300;
+
+		mt_init(&mt);
+		mtref_init(&ref);
+		for (int i = 0; i < 1500; i++) {
+			uint64_t first, last;
+			void *e = prng_below(&p, 3) ? val(prng_below(&p, 50) + 1) : NULL;
+
+			rand_range(&p, span, &first, &last);
+			ASSERT_EQ(mt_store_range(&mt, first, last, e), 0);
+			mtref_store(&ref, first, last, e);
+			ASSERT(tree_ok(&mt, &ref));
+			for (int k = 0; k < 4; k++) {
+				uint64_t at = prng_below(&p, span + 64);
+
+				ASSERT(mt_load(&mt, at) == mtref_load(&ref, at));
+				ASSERT(mtref_check_find(&ref, &mt, at));
+			}
+		}
+		mt_destroy(&mt);
+		mtref_free(&ref);
+		ASSERT(mem_check_empty());
+	}
+	return true;
+}
+
+static bool test_height_grows_and_shrinks(void)
+{
+	struct mtree mt;
+	unsigned top = 0;
+
+	mt_init(&mt);
+	for (uint64_t i = 0; i < 5000; i++) {
+		ASSERT_EQ(mt_store_range(&mt, 10 * i, 10 * i + 4, val(i + 1)), 0);
+		if (mt.height > top)
+			top = mt.height;
+	}
+	ASSERT(mt_validate(&mt));
+	ASSERT(top >= 4);
+	/* erase from the middle outwards so both merges and root collapses happen */
+	for (uint64_t k = 0; k < 5000; k++) {
+		uint64_t i = (k * 2654435761u) % 5000;
+		void *old = NULL;
+
+		ASSERT_EQ(mt_erase(&mt, 10 * i + 2, &old), 0);
+		ASSERT(old == val(i + 1));
+		if (k % 97 == 0)
+			ASSERT(mt_validate(&mt));
+	}
+	ASSERT(mt_empty(&mt));
+	ASSERT_EQ(mt.height, 0);
+	ASSERT_EQ(alloc_live(AK_MT_NODE), 0);
+	return true;
+}
+
+static bool test_reserved_and_zero_entry(void)
+{
+	struct mtree mt;
+	struct mt_range r;
+
+	mt_init(&mt);
+	ASSERT_EQ(mt_store_range(&mt, 5, 4, val(1)), -EINVAL);
+	ASSERT_EQ(mt_store_range(&mt, 0, 4, (void *)(uintptr_t)0x12), -EINVAL);
+	ASSERT_EQ(mt_store_range(&mt, 0, 9, val(1)), 0);
+	ASSERT_EQ(mt_store_range(&mt, 10, 19, MT_ZERO_ENTRY), 0);
+	ASSERT(mt_is_zero(mt_load(&mt, 15)));
+	ASSERT(mt_find(&mt, 10, MT_MAX, &r) == MT_ZERO_ENTRY);
+	ASSERT_EQ(r.first, 10);
+	ASSERT(!mt_is_zero(mt_load(&mt, 5)));
+	ASSERT(mt_validate(&mt));
+	mt_destroy(&mt);
+	return true;
+}
+
+static bool test_cursor_replace(void)
+{
+	struct mtree mt;
+	struct mt_cursor c;
+	uint64_t n = 0;
+	void *e;
+
+	mt_init(&mt);
+	for (uint64_t i = 0; i < 400; i++)
+		ASSERT_EQ(mt_store_range(&mt, 3 * i, 3 * i + 1, val(i + 1)), 0);
+	mt_cursor_init(&c, &mt, 0);
+	while ((e = mt_cursor_next(&c))) {
+		ASSERT(e == val(n + 1));
+		ASSERT_EQ(c.range.first, 3 * n);
+		mt_cursor_replace(&c, val(n + 1000));
+		n++;
+	}
+	ASSERT_EQ(n, 400);
+	for (uint64_t i = 0; i < 400; i++)
+		ASSERT(mt_load(&mt, 3 * i + 1) == val(i + 1000));
+	ASSERT(mt_validate(&mt));
+	/* an entry at MT_MAX ends the walk */
+	ASSERT_EQ(mt_store_range(&mt, MT_MAX - 1, MT_MAX, val(7)), 0);
+	mt_cursor_reset(&c, MT_MAX - 3);
+	ASSERT(mt_cursor_next(&c) == val(7));
+	ASSERT(mt_cursor_next(&c) == NULL);
+	mt_destroy(&mt);
+	return true;
+}
+
+/* Build a tree of roughly @entries entries with gaps, by ordinary stores. */
+static void build_tree(struct mtree *mt, struct mtref *ref, uint64_t entries, uint64_t seed)
+{
+	struct prng p = { seed };
+	uint64_t at = prng_below(&p, 4);
+
+	mt_init(mt);
+	if (ref)
+		mtref_init(ref);
+	for (uint64_t i = 0; i < entries; i++) {
+		uint64_t len = 1 + prng_below(&p, 5);
+
+		mt_store_range(mt, at, at + len - 1, val(i + 1));
+		if (ref)
+			mtref_store(ref, at, at + len - 1, val(i + 1));
+		at += len + prng_below(&p, 3);	/* 0: adjacent entries */
+	}
+}
+
+static bool test_dup_every_failure_point(void)
+{
+	static const uint64_t sizes[] = { 5, 60, 900, 3000 };	/* heights 1..4 */
+
+	for (unsigned s = 0; s < 4; s++) {
+		struct mtree src, dst;
+		struct mt_snapshot before, after;
+		uint64_t live = 0, points = 0;
+
+		build_tree(&src, NULL, sizes[s], s + 1);
+		ASSERT_EQ(src.height, s + 1);
+		mt_snapshot_take(&src, &before);
+		live = alloc_live(AK_MT_NODE);
+		for (uint64_t n = 1;; n++) {
+			int err;
+
+			mt_init(&dst);
+			alloc_fail_arm(n);
+			err = mt_dup(&src, &dst);
+			alloc_fail_disarm();
+			mt_snapshot_take(&src, &after);
+			ASSERT(mt_snapshot_equal(&before, &after));
+			mt_snapshot_free(&after);
+			if (!alloc_fail_fired()) {
+				ASSERT_EQ(err, 0);
+				ASSERT(mt_equal(&src, &dst));
+				ASSERT(mt_validate(&dst));
+				ASSERT_EQ(alloc_live(AK_MT_NODE), 2 * live);
+				mt_destroy(&dst);
+				break;
+			}
+			points++;
+			ASSERT_EQ(err, -ENOMEM);
+			ASSERT(mt_empty(&dst));
+			ASSERT_EQ(alloc_live(AK_MT_NODE), live);
+		}
+		ASSERT_EQ(points, mt_count_nodes(&src));
+		mt_snapshot_free(&before);
+		mt_destroy(&src);
+		ASSERT(mem_check_empty());
+	}
+	return true;
+}
+
+/* A store that must allocate leaves the tree as it was when it fails. */
+static bool test_store_failure_leaves_tree(void)
+{
+	struct prng p = { 99 };
+	struct mtree mt;
+	struct mtref ref;
+
+	build_tree(&mt, &ref, 700, 5);
+	for (int i = 0; i < 300; i++) {
+		struct mt_snapshot before, after;
+		uint64_t first, last, live = alloc_live(AK_MT_NODE);
+		void *e = prng_below(&p, 2) ? val(77) : NULL;
+		int err;
+
+		rand_range(&p, 3000, &first, &last);
+		mt_snapshot_take(&mt, &before);
+		alloc_fail_arm(1 + prng_below(&p, 3));
+		err = mt_store_range(&mt, first, last, e);
+		alloc_fail_disarm();
+		if (err) {
+			ASSERT_EQ(err, -ENOMEM);
+			mt_snapshot_take(&mt, &after);
+			ASSERT(mt_snapshot_equal(&before, &after));
+			ASSERT_EQ(alloc_live(AK_MT_NODE), live);
+			mt_snapshot_free(&after);
+		} else {
+			mtref_store(&ref, first, last, e);
+		}
+		mt_snapshot_free(&before);
+		ASSERT(tree_ok(&mt, &ref));
+	}
+	mt_destroy(&mt);
+	mtref_free(&ref);
+	return true;
+}
+
+static bool test_gap_search_brute_force(void)
+{
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		struct prng p = { seed * 7 };
+		struct mtree mt;
+		struct mtref ref;
+
+		build_tree(&mt, &ref, seed * 150, seed);
+		for (int i = 0; i < 3000; i++) {
+			uint64_t lo = prng_below(&p, seed * 700), hi = lo + prng_below(&p, 2000);
+			uint64_t size = 1 + prng_below(&p, prng_below(&p, 4) ? 4 : 40);
+
+			if (i % 50 == 0)
+				hi = MT_MAX;
+			if (i % 70 == 0)
+				size = MT_MAX - prng_below(&p, 2);
+			ASSERT(mtref_check_gap(&ref, &mt, lo, hi, size, false));
+			ASSERT(mtref_check_gap(&ref, &mt, lo, hi, size, true));
+		}
+		mt_destroy(&mt);
+		mtref_free(&ref);
+	}
+	/* the empty tree is one gap of the whole space */
+	{
+		struct mtree mt;
+		uint64_t start;
+
+		mt_init(&mt);
+		ASSERT_EQ(mt_gap_highest(&mt, 0, MT_MAX, MT_MAX, &start), 0);
+		ASSERT_EQ(start, 1);
+		ASSERT_EQ(mt_gap_lowest(&mt, 5, 4, 1, &start), -EINVAL);
+		ASSERT_EQ(mt_gap_lowest(&mt, 5, 9, 0, &start), -EINVAL);
+		ASSERT_EQ(mt_gap_lowest(&mt, 5, 9, 6, &start), -EBUSY);
+	}
+	return true;
+}
+
+static bool test_bulk_append(void)
+{
+	static const uint64_t counts[] = { 0, 1, 2, 7, 16, 17, 40, 241, 256, 257, 4097, 51221 };
+
+	for (unsigned k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		struct mtree mt;
+		struct mtref ref;
+		struct mt_bulk b;
+		uint64_t at = k & 1;
+
+		mt_init(&mt);
+		mtref_init(&ref);
+		ASSERT_EQ(mt_bulk_begin(&b, &mt, counts[k]), 0);
+		for (uint64_t i = 0; i < counts[k]; i++) {
+			uint64_t len = 1 + (i % 3);
+
+			ASSERT_EQ(mt_bulk_append(&b, at, at + len - 1, val(i + 1)), 0);
+			mtref_store(&ref, at, at + len - 1, val(i + 1));
+			at += len + (i % 4 == 0);
+		}
+		if (counts[k])	/* out of order */
+			ASSERT_EQ(mt_bulk_append(&b, 0, 0, val(1)), -EINVAL);
+		mt_bulk_end(&b);
+		ASSERT(tree_ok(&mt, &ref));
+		mt_destroy(&mt);
+		mtref_free(&ref);
+		ASSERT_EQ(alloc_live(AK_MT_NODE), 0);
+	}
+	return true;
+}
+
+/* A failed append leaves what was appended before it, as a valid tree. */
+static bool test_bulk_failure_points(void)
+{
+	for (uint64_t n = 1; n < 80; n++) {
+		struct mtree mt;
+		struct mtref ref;
+		struct mt_bulk b;
+		int err;
+
+		mt_init(&mt);
+		mtref_init(&ref);
+		alloc_fail_arm(n);
+		err = mt_bulk_begin(&b, &mt, 50);
+		if (!err) {
+			for (uint64_t i = 0; i < 400; i++) {
+				err = mt_bulk_append(&b, 4 * i, 4 * i + 2, val(i + 1));
+				if (err)
+					break;
+				mtref_store(&ref, 4 * i, 4 * i + 2, val(i + 1));
+			}
+			mt_bulk_end(&b);
+		}
+		alloc_fail_disarm();
+		ASSERT(err == 0 || err == -ENOMEM);
+		ASSERT(tree_ok(&mt, &ref));
+		mt_destroy(&mt);
+		mtref_free(&ref);
+		ASSERT_EQ(alloc_live(AK_MT_NODE), 0);
+	}
+	return true;
+}
+
+/* ---- every check of the tree family fires on a hand-made corruption --- */
+
+static struct mt_node *first_leaf(struct mtree *mt)
+{
+	struct mt_node *n = mt->root;
+
+	while (!n->leaf)
+		n = n->slot[0];
+	return n;
+}
+
+/* Run validate in collect mode and report whether @id fired. */
+static bool fires(struct mtree *mt, enum check_id id)
+{
+	bool fired;
+
+	check_clear();
+	check_set_mode(CHECK_COLLECT);
+	mt_validate(mt);
+	check_set_mode(CHECK_ABORT);
+	fired = check_count(id) > 0;
+	check_clear();
+	return fired;
+}
+
+static bool test_validate_fires(void)
+{
+	struct mtree mt;
+	struct mt_node *root, *leaf, *c0, *c1;
+	uint64_t saved;
+	void *sv;
+
+	build_tree(&mt, NULL, 200, 3);
+	ASSERT(mt.height >= 2);
+	ASSERT(mt_validate(&mt));
+	root = mt.root;
+	leaf = first_leaf(&mt);
+	c0 = root->slot[0];
+	c1 = root->slot[1];
+
+	saved = leaf->pivot[1];
+	leaf->pivot[1] = leaf->pivot[0];
+	ASSERT(check_total() == 0 && fires(&mt, CK_MT_PIVOT_ORDER));
+	leaf->pivot[1] = saved;
+
+	saved = root->pivot[0];
+	root->pivot[0] = MT_MAX;
+	ASSERT(fires(&mt, CK_MT_PIVOT_RANGE));
+	root->pivot[0] = saved;
+
+	leaf->slot[MT_SLOTS - 1] = val(3);
+	ASSERT(fires(&mt, CK_MT_SLOT_UNUSED));
+	leaf->slot[MT_SLOTS - 1] = NULL;
+	leaf->pivot[MT_PIVOTS - 1] = 5;
+	ASSERT(fires(&mt, CK_MT_SLOT_UNUSED));
+	leaf->pivot[MT_PIVOTS - 1] = 0;
+
+	c0->parent = c1;
+	ASSERT(fires(&mt, CK_MT_PARENT_LINK));
+	c0->parent = root;
+
+	c1->parent_slot = 0;
+	ASSERT(fires(&mt, CK_MT_PARENT_SLOT));
+	c1->parent_slot = 1;
+
+	mt.height++;
+	ASSERT(fires(&mt, CK_MT_LEAF_DEPTH));
+	mt.height--;
+
+	{
+		uint8_t end = leaf->end;
+
+		leaf->end = 2;	/* drops slots past 2, below MT_MIN_SLOTS */
+		ASSERT(fires(&mt, CK_MT_OCCUPANCY));
+		leaf->end = end;
+	}
+
+	saved = root->gap[0];
+	root->gap[0] = saved + 1;
+	ASSERT(fires(&mt, CK_MT_GAP));
+	root->gap[0] = saved;
+
+	/* two adjacent empty ranges: empty a slot next to an empty one */
+	for (unsigned i = 0; i < leaf->end; i++) {
+		if (!leaf->slot[i] && leaf->slot[i + 1]) {
+			sv = leaf->slot[i + 1];
+			leaf->slot[i + 1] = NULL;
+			ASSERT(fires(&mt, CK_MT_ADJACENT_EMPTY));
+			leaf->slot[i + 1] = sv;
+			break;
+		}
+		ASSERT(i + 1 < leaf->end);
+	}
+
+	root->slot[1] = NULL;
+	ASSERT(fires(&mt, CK_MT_CHILD_NULL));
+	root->slot[1] = c1;
+
+	sv = leaf->slot[1];
+	leaf->slot[1] = (void *)(uintptr_t)0x802;
+	ASSERT(fires(&mt, CK_MT_INTERNAL_ENTRY));
+	leaf->slot[1] = sv;
+
+	mt.height = 3;
+	{
+		struct mtree empty;
+
+		mt_init(&empty);
+		empty.height = 2;
+		ASSERT(fires(&empty, CK_MT_EMPTY_ROOT));
+	}
+	mt.height = root->leaf ? 1 : 0;
+	ASSERT(fires(&mt, CK_MT_LEAF_DEPTH));
+	mt_destroy(&mt);
+
+	/* a root leaf holding nothing but the empty range */
+	{
+		struct mtree one;
+
+		mt_init(&one);
+		mt_store_range(&one, 0, 5, val(1));
+		one.root->slot[0] = NULL;
+		ASSERT(fires(&one, CK_MT_EMPTY_ROOT));
+		mt_destroy(&one);
+	}
+	ASSERT(!fires(&mt, CK_MT_EMPTY_ROOT));	/* and a clean tree fires nothing */
+	return true;
+}
+
+/* The oracle checks fire when tree and map disagree. */
+static bool test_oracle_checks_fire(void)
+{
+	struct mtree mt;
+	struct mtref ref, other;
+	struct mt_snapshot a, b;
+
+	build_tree(&mt, &ref, 100, 4);
+	mtref_copy(&other, &ref);
+	mtref_store(&other, 3, 3, val(999));
+	mtref_store(&other, 50, 60, NULL);
+
+	check_set_mode(CHECK_COLLECT);
+	check_clear();
+	ASSERT(mtref_matches(&ref, &mt));
+	ASSERT(!mtref_matches(&other, &mt));
+	ASSERT_EQ(check_count(CK_MT_REF_MISMATCH), 1);
+	ASSERT(!mtref_check_find(&other, &mt, 3));
+	ASSERT(check_count(CK_MT_WALK) > 0);
+	/* a map with a hole the tree lacks: searches disagree */
+	mtref_store(&other, 0, 400, NULL);
+	ASSERT(!mtref_check_gap(&other, &mt, 0, 400, 100, false));
+	ASSERT(check_count(CK_MT_GAP_SEARCH) > 0);
+	ASSERT(!mem_check_live(AK_MT_NODE, mt_count_nodes(&mt) + 1));
+	ASSERT_EQ(check_count(CK_MEM_LIVE_MISMATCH), 1);
+	ASSERT(!mem_check_empty());
+	ASSERT(check_count(CK_MEM_LEAK_AT_END) > 0);
+	check_set_mode(CHECK_ABORT);
+	check_clear();
+
+	/* snapshots see a changed entry */
+	mt_snapshot_take(&mt, &a);
+	mt_store_range(&mt, 3, 3, val(999));
+	mt_snapshot_take(&mt, &b);
+	ASSERT(!mt_snapshot_equal(&a, &b));
+	mt_snapshot_free(&a);
+	mt_snapshot_free(&b);
+
+	mt_destroy(&mt);
+	mtref_free(&ref);
+	mtref_free(&other);
+	return true;
+}
+
+int main(void)
+{
+	TEST(test_store_random);
+	TEST(test_height_grows_and_shrinks);
+	TEST(test_reserved_and_zero_entry);
+	TEST(test_cursor_replace);
+	TEST(test_dup_every_failure_point);
+	TEST(test_store_failure_leaves_tree);
+	TEST(test_gap_search_brute_force);
+	TEST(test_bulk_append);
+	TEST(test_bulk_failure_points);
+	TEST(test_validate_fires);
+	TEST(test_oracle_checks_fire);
+	return test_summary();
+}

@@ -24,6 +24,8 @@
 	X(MT_DUP_SOURCE_CHANGED, "a duplication leaves its source unchanged")           \
 	X(MT_GAP_SEARCH, "free-range search returns the range a brute force finds")     \
 	X(MT_WALK, "cursor and find visit entries in order, each once")                 \
+	X(MT_OP_RESULT, "an operation returns what the reference says it must")         \
+	X(MT_FAILED_WRITE_CHANGED, "a write that fails leaves the tree as it was")      \
 	/* memory family */                                                             \
 	X(MEM_LIVE_MISMATCH, "live objects of a kind equal objects reachable")          \
 	X(MEM_LEAK_AT_END, "nothing is alive at the end of a program")

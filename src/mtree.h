@@ -49,6 +49,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "check.h"
+
 #define MT_SLOTS 16	/* slots per node */
 #define MT_PIVOTS 15	/* stored pivots per node: the last slot's end is implied */
 #define MT_MIN_SLOTS 6	/* minimum occupancy of a non-root node */
@@ -199,6 +201,12 @@ struct mt_snapshot {
 void mt_snapshot_take(const struct mtree *mt, struct mt_snapshot *s);
 bool mt_snapshot_equal(const struct mt_snapshot *a, const struct mt_snapshot *b);
 void mt_snapshot_free(struct mt_snapshot *s);
+
+/* A duplicate equals its source node for node (MT_DUP_MISMATCH). */
+bool mt_check_dup(const struct mtree *src, const struct mtree *dup);
+/* @mt is as @before says; @id names what should have kept it so. */
+bool mt_check_unchanged(const struct mtree *mt, const struct mt_snapshot *before,
+			enum check_id id, const char *what);
 
 uint64_t mt_count_entries(const struct mtree *mt);
 uint64_t mt_count_nodes(const struct mtree *mt);

@@ -3,6 +3,8 @@
 
 #include "check.h"
 
+#include <inttypes.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,4 +50,27 @@ void mt_snapshot_free(struct mt_snapshot *s)
 {
 	free(s->w);
 	memset(s, 0, sizeof(*s));
+}
+
+bool mt_check_dup(const struct mtree *src, const struct mtree *dup)
+{
+	if (mt_equal(src, dup))
+		return true;
+	return check_fail(CK_MT_DUP_MISMATCH, "duplicate (%" PRIu64 " nodes, height %u) differs "
+			  "from its source (%" PRIu64 " nodes, height %u)",
+			  mt_count_nodes(dup), dup->height, mt_count_nodes(src), src->height);
+}
+
+bool mt_check_unchanged(const struct mtree *mt, const struct mt_snapshot *before,
+			enum check_id id, const char *what)
+{
+	struct mt_snapshot now;
+	bool same;
+
+	mt_snapshot_take(mt, &now);
+	same = mt_snapshot_equal(before, &now);
+	mt_snapshot_free(&now);
+	if (same)
+		return true;
+	return check_fail(id, "%s changed the tree", what);
 }

@@ -210,3 +210,90 @@ bool mtref_check_find(const struct mtref *r, const struct mtree *mt, uint64_t in
 				  index, gp.first, gp.last, ep, p ? p->entry : NULL);
 	return true;
 }
+
+void *mtref_range_of(const struct mtref *r, uint64_t index, struct mt_range *out)
+{
+	size_t i = lower(r, index);
+
+	if (i < r->n && r->v[i].first <= index) {
+		out->first = r->v[i].first;
+		out->last = r->v[i].last;
+		return r->v[i].entry;
+	}
+	/* empty: between entry i-1 and entry i */
+	out->first = i ? r->v[i - 1].last + 1 : 0;
+	out->last = i < r->n ? r->v[i].first - 1 : MT_MAX;
+	return NULL;
+}
+
+size_t mtref_gaps(const struct mtref *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i <= r->n; i++) {
+		uint64_t lo = i ? r->v[i - 1].last + 1 : 0;
+
+		if (i && r->v[i - 1].last == MT_MAX)
+			break;
+		if (i == r->n || r->v[i].first > lo)
+			n++;
+	}
+	return n;
+}
+
+void mtref_gap_at(const struct mtref *r, size_t k, struct mt_range *out)
+{
+	for (size_t i = 0; i <= r->n; i++) {
+		uint64_t lo = i ? r->v[i - 1].last + 1 : 0;
+
+		if (i && r->v[i - 1].last == MT_MAX)
+			break;
+		if (i == r->n || r->v[i].first > lo) {
+			if (k-- == 0) {
+				out->first = lo;
+				out->last = i < r->n ? r->v[i].first - 1 : MT_MAX;
+				return;
+			}
+		}
+	}
+	MODEL_ASSERT(!"gap index beyond mtref_gaps()");
+}
+
+bool mtref_check_load(const struct mtref *r, const struct mtree *mt, uint64_t index)
+{
+	struct mt_range want, got;
+	void *ew = mtref_range_of(r, index, &want);
+	void *eg = mt_load_range(mt, index, &got);
+
+	if (ew == eg && want.first == got.first && want.last == got.last)
+		return true;
+	return check_fail(CK_MT_REF_MISMATCH,
+			  "load %#" PRIx64 ": tree [%#" PRIx64 ", %#" PRIx64 "] -> %p, map [%#" PRIx64
+			  ", %#" PRIx64 "] -> %p",
+			  index, got.first, got.last, eg, want.first, want.last, ew);
+}
+
+bool mtref_check_walk(const struct mtref *r, struct mtree *mt, uint64_t from, uint64_t to)
+{
+	struct mt_cursor c;
+	size_t i = lower(r, from);
+	void *e;
+
+	mt_cursor_init(&c, mt, from);
+	while ((e = mt_cursor_next(&c)) && c.range.first <= to) {
+		if (i >= r->n || r->v[i].entry != e || r->v[i].first != c.range.first ||
+		    r->v[i].last != c.range.last)
+			return check_fail(CK_MT_WALK,
+					  "walk from %#" PRIx64 ": cursor gives [%#" PRIx64
+					  ", %#" PRIx64 "] -> %p, map %p",
+					  from, c.range.first, c.range.last, e,
+					  i < r->n ? r->v[i].entry : NULL);
+		i++;
+	}
+	if (i < r->n && r->v[i].first <= to)
+		return check_fail(CK_MT_WALK,
+				  "walk from %#" PRIx64 ": cursor ends, map holds [%#" PRIx64
+				  ", %#" PRIx64 "]",
+				  from, r->v[i].first, r->v[i].last);
+	return true;
+}

@@ -39,5 +39,16 @@ bool mtref_check_gap(const struct mtref *r, const struct mtree *mt, uint64_t lo,
 		     uint64_t size, bool highest);
 /* mt_find and mt_find_prev from @index against the map (MT_WALK). */
 bool mtref_check_find(const struct mtref *r, const struct mtree *mt, uint64_t index);
+/* mt_load_range at @index: the entry and the whole range holding it
+ * (MT_REF_MISMATCH). */
+bool mtref_check_load(const struct mtref *r, const struct mtree *mt, uint64_t index);
+/* A cursor from @from visits exactly the map's entries that end at or after
+ * @from and start at or before @to, in order (MT_WALK). */
+bool mtref_check_walk(const struct mtref *r, struct mtree *mt, uint64_t from, uint64_t to);
+/* The range (entry or empty) of the map that holds @index. */
+void *mtref_range_of(const struct mtref *r, uint64_t index, struct mt_range *out);
+/* Number of empty ranges, and the k-th of them. */
+size_t mtref_gaps(const struct mtref *r);
+void mtref_gap_at(const struct mtref *r, size_t k, struct mt_range *out);
 
 #endif

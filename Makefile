@@ -1,0 +1,273 @@
+# vmafuzz build.  Usually driven by ./build.sh; `make help` lists the goals.
+#
+# Every build flavor has its own compiler, flags and object directory
+# (out/obj/<flavor>/), so flavors never share objects and can be built in
+# any order and in parallel.  Sources are found by wildcard:
+#
+#   src/*.c                     model library (no main)
+#   fuzz/*.c minus main_*.c     harness library
+#   fuzz/fuzz_<name>.c          one fuzz target each -> target "fuzz_<name>"
+#   fuzz/main_engine.c          LLVMFuzzerTestOneInput, compiled once per target
+#   fuzz/main_replay.c          main() of the replay driver, once per target
+#   tools/*.c bench/*.c         out/vmafuzz (main() in tools/vmafuzz.c)
+#   tests/test_<name>.c         out/tests/test_<name>
+#   corpus/<target>/*.txt       -> out/corpus/<target>/<name>   (vmafuzz compile)
+#   corpus/regress/<target>/*.txt -> out/regress/<target>/<name>
+#
+# Knobs (command line or environment):
+#   CC            compiler for replay, tool and test flavors (default clang)
+#   FUZZ_CC       compiler for the libfuzzer flavor (default clang)
+#   AFL_CC        compiler for the afl flavor (default afl-clang-fast)
+#   EXTRA_CFLAGS  appended to every compile of every flavor
+#   OUTDIR        output directory (default out)
+#   V=1           print full compiler command lines
+# Plain CFLAGS/LDFLAGS from the environment are deliberately ignored (a stray
+# CFLAGS=-fsanitize=... would silently change every flavor), except by the
+# oss-fuzz flavor, which is defined by OSS-Fuzz's CC/CFLAGS/CXX/CXXFLAGS.
+
+# No built-in implicit rules: with them make would try to "link" the
+# included .d files from objects (rule %: %.o) and chain into our rules.
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
+
+OUTDIR := out
+OBJDIR := $(OUTDIR)/obj
+
+# make's built-in defaults are cc/g++; this project defaults to clang.
+ifeq ($(origin CC),default)
+CC := clang
+endif
+ifeq ($(origin CXX),default)
+CXX := clang++
+endif
+FUZZ_CC ?= clang
+AFL_CC ?= afl-clang-fast
+
+# Short "  CC [flavor] file" lines unless V=1.
+ifeq ($(V),1)
+Q :=
+msg = @:
+else
+Q := @
+msg = @printf '  %-5s %s\n' '$(1)' '$(2)'
+endif
+
+# ---------------------------------------------------------------- sources
+MODEL_SRCS   := $(wildcard src/*.c)
+HARNESS_SRCS := $(filter-out fuzz/main_%.c,$(wildcard fuzz/*.c))
+LIB_SRCS     := $(MODEL_SRCS) $(HARNESS_SRCS)
+TOOL_SRCS    := $(wildcard tools/*.c bench/*.c)
+TEST_SRCS    := $(wildcard tests/test_*.c)
+TARGETS      := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
+TESTS        := $(patsubst tests/%.c,%,$(TEST_SRCS))
+
+SEED_TXTS    := $(filter-out corpus/regress/%,$(wildcard corpus/*/*.txt))
+REGRESS_TXTS := $(wildcard corpus/regress/*/*.txt)
+
+# --------------------------------------------------------------- flavors
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ifuzz -Ibench -Wall -Wextra
+LDLIBS      := -lpthread
+SAN         := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+
+CC_libfuzzer     = $(FUZZ_CC)
+FLAGS_libfuzzer  = -g -O1 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-link
+LINK_libfuzzer   = -fsanitize=fuzzer,address,undefined
+
+# afl-clang-fast replaces -fsanitize=fuzzer-no-link with its own
+# instrumentation and -fsanitize=fuzzer with its libAFLDriver.a.
+CC_afl           = AFL_QUIET=1 $(AFL_CC)
+FLAGS_afl        = $(FLAGS_libfuzzer)
+LINK_afl         = -fsanitize=address,undefined -fsanitize=fuzzer
+
+CC_replay        = $(CC)
+FLAGS_replay     = -g -O1 $(SAN)
+LINK_replay      = $(SAN)
+
+# No sanitizers: benchmarks run in this build.
+CC_tool          = $(CC)
+FLAGS_tool       = -O2 -g
+LINK_tool        =
+
+CC_test          = $(CC)
+FLAGS_test       = -g -O1 $(SAN) -Werror
+LINK_test        = $(SAN)
+
+# Compile-everything check with gcc; -O2 because gcc only finds some
+# warnings (e.g. -Wmaybe-uninitialized) when optimizing.
+CC_gcc-check     = gcc
+FLAGS_gcc-check  = -O2 -g -Werror
+LINK_gcc-check   =
+
+# OSS-Fuzz: CC, CFLAGS, CXX, CXXFLAGS and LIB_FUZZING_ENGINE come from
+# OSS-Fuzz's environment; targets are linked with $(CXX) as it requires.
+# The targets go to $(OSSFUZZ_OUT) (build.sh passes OSS-Fuzz's $OUT).
+CC_oss-fuzz      = $(CC)
+FLAGS_oss-fuzz   = $(CFLAGS)
+
+FLAVORS := libfuzzer afl replay tool test gcc-check oss-fuzz
+
+# $(call objs,FLAVOR,SOURCES): object files of SOURCES in FLAVOR's directory
+objs = $(patsubst %.c,$(OBJDIR)/$(1)/%.o,$(2))
+
+# Per-target objects: fuzz/main_engine.c and fuzz/main_replay.c are compiled
+# once per target, with -DVMAFUZZ_TARGET=<target>_target, into
+# <flavor>/engine/<target>.o and <flavor>/replay/<target>.o.
+engine_objs = $(patsubst %,$(OBJDIR)/$(1)/engine/%.o,$(TARGETS))
+
+# Compile rules, instantiated once per flavor.  Every object also depends on
+# the flavor's .flags stamp, which is rewritten only when the compile command
+# changes (e.g. CC=gcc after a clang build), forcing a rebuild of the flavor.
+define flavor_rules
+$(OBJDIR)/$(1)/.flags: FORCE
+	@mkdir -p $$(@D)
+	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS)' | cmp -s - $$@ || \
+		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS)' > $$@
+
+$(OBJDIR)/$(1)/%.o: %.c $(OBJDIR)/$(1)/.flags
+	@mkdir -p $$(@D)
+	$$(call msg,CC,[$(1)] $$<)
+	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) -MMD -MP -c $$< -o $$@
+
+$(OBJDIR)/$(1)/engine/%.o: fuzz/main_engine.c $(OBJDIR)/$(1)/.flags
+	@mkdir -p $$(@D)
+	$$(call msg,CC,[$(1)] $$< for $$*)
+	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) -DVMAFUZZ_TARGET=$$*_target \
+		-MMD -MP -c $$< -o $$@
+
+$(OBJDIR)/$(1)/replay/%.o: fuzz/main_replay.c $(OBJDIR)/$(1)/.flags
+	@mkdir -p $$(@D)
+	$$(call msg,CC,[$(1)] $$< for $$*)
+	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) -DVMAFUZZ_TARGET=$$*_target \
+		-MMD -MP -c $$< -o $$@
+endef
+$(foreach f,$(FLAVORS),$(eval $(call flavor_rules,$(f))))
+
+# ----------------------------------------------------------------- outputs
+LIBFUZZER_BINS := $(addprefix $(OUTDIR)/libfuzzer/,$(TARGETS))
+AFL_BINS       := $(addprefix $(OUTDIR)/afl/,$(TARGETS))
+REPLAY_BINS    := $(addprefix $(OUTDIR)/replay/,$(TARGETS))
+TOOL_BIN       := $(OUTDIR)/vmafuzz
+TEST_BINS      := $(addprefix $(OUTDIR)/tests/,$(TESTS))
+GCC_REPLAY_BINS := $(addprefix $(OBJDIR)/gcc-check/bin/replay/,$(TARGETS))
+GCC_TOOL_BIN    := $(OBJDIR)/gcc-check/bin/vmafuzz
+GCC_TEST_BINS   := $(addprefix $(OBJDIR)/gcc-check/bin/tests/,$(TESTS))
+OSSFUZZ_BINS   := $(addprefix $(OSSFUZZ_OUT)/,$(TARGETS))
+SEEDS          := $(patsubst corpus/%.txt,$(OUTDIR)/corpus/%,$(SEED_TXTS))
+REGRESS        := $(patsubst corpus/regress/%.txt,$(OUTDIR)/regress/%,$(REGRESS_TXTS))
+
+HAVE_AFL := $(shell command -v $(AFL_CC) 2>/dev/null)
+
+.DEFAULT_GOAL := all
+.PHONY: all libfuzzer afl replay tool test gcc-check oss-fuzz corpus regress \
+	clean help list-targets FORCE
+
+all: libfuzzer afl replay tool test corpus regress
+
+libfuzzer: $(LIBFUZZER_BINS)
+replay: $(REPLAY_BINS)
+tool: $(TOOL_BIN)
+test: $(TEST_BINS)
+corpus: $(SEEDS)
+regress: $(REGRESS)
+ifneq ($(OSSFUZZ_OUT),)
+oss-fuzz: $(OSSFUZZ_BINS)
+else
+oss-fuzz:
+	@echo "oss-fuzz: set OSSFUZZ_OUT to the output directory" >&2; exit 1
+endif
+# Compile every per-target engine object too: they are never linked with gcc
+# (no libFuzzer), but must still compile cleanly.
+gcc-check: $(GCC_REPLAY_BINS) $(GCC_TOOL_BIN) $(GCC_TEST_BINS) $(call engine_objs,gcc-check)
+
+ifneq ($(HAVE_AFL),)
+afl: $(AFL_BINS)
+else
+afl:
+	@echo "AFL++ build skipped: $(AFL_CC) not found (install the afl++ package)"
+endif
+
+# ------------------------------------------------------------------ links
+$(LIBFUZZER_BINS): $(OUTDIR)/libfuzzer/%: $(OBJDIR)/libfuzzer/engine/%.o \
+		$(call objs,libfuzzer,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_libfuzzer) $(LINK_libfuzzer) $^ $(LDLIBS) -o $@
+
+$(AFL_BINS): $(OUTDIR)/afl/%: $(OBJDIR)/afl/engine/%.o $(call objs,afl,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_afl) $(LINK_afl) $^ $(LDLIBS) -o $@
+
+$(REPLAY_BINS): $(OUTDIR)/replay/%: $(OBJDIR)/replay/replay/%.o \
+		$(call objs,replay,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_replay) $(LINK_replay) $^ $(LDLIBS) -o $@
+
+$(TOOL_BIN): $(call objs,tool,$(TOOL_SRCS) $(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_tool) $(LINK_tool) $^ $(LDLIBS) -o $@
+
+$(TEST_BINS): $(OUTDIR)/tests/%: $(OBJDIR)/test/tests/%.o $(call objs,test,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_test) $(LINK_test) $^ $(LDLIBS) -o $@
+
+# gcc-check links into its own directory so it never replaces real outputs.
+$(GCC_REPLAY_BINS): $(OBJDIR)/gcc-check/bin/replay/%: $(OBJDIR)/gcc-check/replay/%.o \
+		$(call objs,gcc-check,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_gcc-check) $^ $(LDLIBS) -o $@
+
+$(GCC_TOOL_BIN): $(call objs,gcc-check,$(TOOL_SRCS) $(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_gcc-check) $^ $(LDLIBS) -o $@
+
+$(GCC_TEST_BINS): $(OBJDIR)/gcc-check/bin/tests/%: $(OBJDIR)/gcc-check/tests/%.o \
+		$(call objs,gcc-check,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_gcc-check) $^ $(LDLIBS) -o $@
+
+ifneq ($(OSSFUZZ_OUT),)
+$(OSSFUZZ_BINS): $(OSSFUZZ_OUT)/%: $(OBJDIR)/oss-fuzz/engine/%.o \
+		$(call objs,oss-fuzz,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CXX) $(CXXFLAGS) $^ $(LIB_FUZZING_ENGINE) $(LDLIBS) -o $@
+endif
+
+# ----------------------------------------------------------------- corpora
+# Seeds depend on the tool binary: a change to the text format recompiles them.
+$(SEEDS): $(OUTDIR)/corpus/%: corpus/%.txt $(TOOL_BIN)
+	@mkdir -p $(@D)
+	$(call msg,SEED,$@)
+	$(Q)$(TOOL_BIN) compile $< -o $@
+
+$(REGRESS): $(OUTDIR)/regress/%: corpus/regress/%.txt $(TOOL_BIN)
+	@mkdir -p $(@D)
+	$(call msg,SEED,$@)
+	$(Q)$(TOOL_BIN) compile $< -o $@
+
+# ------------------------------------------------------------------- misc
+clean:
+	rm -rf $(OUTDIR)
+
+list-targets:
+	@echo $(TARGETS)
+
+help:
+	@echo "goals: all libfuzzer afl replay tool corpus regress gcc-check"
+	@echo "       test (builds out/tests/*; ./build.sh test runs them)"
+	@echo "       oss-fuzz (needs OSSFUZZ_OUT=dir) list-targets clean"
+	@echo "targets: $(TARGETS)"
+
+FORCE:
+
+# A failed compile must not leave a truncated object behind.
+.DELETE_ON_ERROR:
+
+-include $(wildcard $(OBJDIR)/*/*/*.d)

@@ -1,0 +1,38 @@
+/*
+ * What every target does around its operations: decode the input, keep the
+ * step being run so a failure report can print the program with that step
+ * marked and the target's state beneath it (also when a sanitizer, not an
+ * invariant, stops the run), and arm allocation failure for an operation's
+ * fail_at.
+ */
+#ifndef VMAFUZZ_EXEC_H
+#define VMAFUZZ_EXEC_H
+
+#include "prog.h"
+
+#include <stdio.h>
+
+struct exec {
+	const struct prog_desc *desc;
+	struct prog prog;
+	int step;	/* operation being run; -1 before the first */
+	void (*dump_state)(FILE *out, void *state);
+	void *state;
+};
+
+/* Decode @data and install the failure report; the caller runs the steps. */
+void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, size_t size,
+		void (*dump_state)(FILE *, void *), void *state);
+/* Remove the failure report (the state is going away). */
+void exec_end(struct exec *x);
+
+/* Arm allocation failure for the op about to run (fail_at = 0: none). */
+void exec_arm(const struct prog_op *op);
+/* Disarm; whether the armed failure fired during the operation. */
+bool exec_disarm(void);
+
+/* Print the report context: the program with the current step marked,
+ * then the state. */
+void exec_report(FILE *out, struct exec *x);
+
+#endif

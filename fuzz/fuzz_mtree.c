@@ -1,0 +1,356 @@
+/*
+ * fuzz_mtree: the range tree against its reference map.
+ *
+ * Four trees, each shadowed by a reference map. Operations name a tree and
+ * a range spec (prog.h) resolved against that tree's entries and empty
+ * ranges, so most writes land on something. Any operation may carry
+ * fail_at=N: the Nth allocation inside it fails, and the operation must
+ * then fail with -ENOMEM and leave its tree exactly as it was (libxml2's
+ * api fuzzer checks its calls the same way).
+ *
+ * After every operation every tree is validated, compared with its map, and
+ * the live tree nodes must be exactly the nodes reachable from the trees.
+ * At the end all trees are destroyed and nothing may be left alive.
+ */
+#include "alloc.h"
+#include "check.h"
+#include "exec.h"
+#include "mem_check.h"
+#include "mtref.h"
+#include "mtree.h"
+#include "target.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#define NTREES 4
+
+struct mtree_state {
+	struct mtree mt[NTREES];
+	struct mtref ref[NTREES];
+};
+
+enum {
+	OP_STORE,
+	OP_ERASE,
+	OP_ERASE_AT,
+	OP_LOAD,
+	OP_FIND,
+	OP_WALK,
+	OP_GAP,
+	OP_DUP,
+	OP_BULK,
+	OP_DESTROY,
+	OP_NR
+};
+
+#define F_TREE { FK_SEL, "mt", NTREES, NULL }
+#define F_RANGE { FK_RANGE, NULL, 0, NULL }
+
+static const char *const gap_dirs[] = { "low", "high", NULL };
+
+static const struct prog_opdesc mtree_ops[OP_NR] = {
+	[OP_STORE] = { "store", "map the range to value v<n>", 3,
+		       { F_TREE, F_RANGE, { FK_U8, "v", 0, NULL } } },
+	[OP_ERASE] = { "erase", "store nothing over the range", 2, { F_TREE, F_RANGE } },
+	[OP_ERASE_AT] = { "erase_at", "erase the whole range holding the start", 2,
+			  { F_TREE, F_RANGE } },
+	[OP_LOAD] = { "load", "load at the start, with the range that holds it", 2,
+		      { F_TREE, F_RANGE } },
+	[OP_FIND] = { "find", "find next and previous entries from the start", 2,
+		      { F_TREE, F_RANGE } },
+	[OP_WALK] = { "walk", "walk entries with a cursor across the range", 2,
+		      { F_TREE, F_RANGE } },
+	[OP_GAP] = { "gap", "search the range for n=<size> empty indices (n=0: huge)", 4,
+		     { F_TREE, F_RANGE, { FK_U8, "n=", 0, NULL }, { FK_CHOICE, NULL, 0, gap_dirs } } },
+	[OP_DUP] = { "dup", "duplicate a tree into another (emptied first; same: next)", 2,
+		     { F_TREE, F_TREE } },
+	[OP_BULK] = { "bulk", "rebuild by appending n=<count> entries from the range's start", 3,
+		      { F_TREE, F_RANGE, { FK_U8, "n=", 0, NULL } } },
+	[OP_DESTROY] = { "destroy", "free every node of the tree", 1, { F_TREE } },
+};
+
+static const char *const mtree_config[] = { NULL };
+
+static const struct prog_desc mtree_desc = {
+	.target = "fuzz_mtree",
+	.nops = OP_NR,
+	.ops = mtree_ops,
+	.config_names = mtree_config,
+	.nfibers = 1,
+};
+
+/* Entries are tagged values, never NULL and never reserved. */
+static void *val(unsigned v)
+{
+	return (void *)(uintptr_t)((uintptr_t)(v + 1) << 2 | 1);
+}
+
+static void print_val(FILE *out, const void *e)
+{
+	fprintf(out, "v%u", (unsigned)((uintptr_t)e >> 2) - 1);
+}
+
+static uint64_t add_clamped(uint64_t base, int64_t d)
+{
+	if (d < 0)
+		return base < (uint64_t)-d ? 0 : base - (uint64_t)-d;
+	return MT_MAX - base < (uint64_t)d ? MT_MAX : base + (uint64_t)d;
+}
+
+/* Resolve a range spec against a tree's map: most specs hit an entry or a gap. */
+static void resolve(const struct mtref *ref, const uint8_t *b, uint64_t *first, uint64_t *last)
+{
+	struct range_spec rs;
+	struct mt_range r;
+	uint64_t start = 0;
+
+	range_spec_decode(b, &rs);
+	switch (rs.mode) {
+	case RS_ENTRY:
+		if (ref->n) {
+			const struct mtref_range *e = &ref->v[rs.k % ref->n];
+
+			start = add_clamped(e->first, rs.d);
+		} else {
+			start = rs.k;
+		}
+		break;
+	case RS_GAP: {
+		size_t gaps = mtref_gaps(ref);
+
+		if (gaps) {
+			mtref_gap_at(ref, rs.k % gaps, &r);
+			start = add_clamped(r.first, rs.d);
+		} else {
+			start = rs.k;
+		}
+		break;
+	}
+	case RS_RAW:
+		start = rs.v;
+		break;
+	case RS_TOP:
+		start = MT_MAX - rs.v;
+		break;
+	}
+	*first = start;
+	if (rs.len) {
+		*last = add_clamped(start, rs.len - 1);
+	} else {
+		mtref_range_of(ref, start, &r);
+		*last = r.last;
+	}
+}
+
+static void tree_clear(struct mtree_state *s, unsigned t)
+{
+	mt_destroy(&s->mt[t]);
+	mtref_free(&s->ref[t]);
+}
+
+/* A write under fail_at: fails with -ENOMEM and changes nothing, or succeeds. */
+static void write_op(struct mtree_state *s, const struct prog_op *op, unsigned t, uint64_t first,
+		     uint64_t last, void *entry)
+{
+	struct mt_snapshot before;
+	bool fired;
+	int err;
+
+	mt_snapshot_take(&s->mt[t], &before);
+	exec_arm(op);
+	err = mt_store_range(&s->mt[t], first, last, entry);
+	fired = exec_disarm();
+	if (fired) {
+		if (err != -ENOMEM)
+			check_fail(CK_MT_OP_RESULT, "store [%#" PRIx64 ", %#" PRIx64 "] returned %d "
+				   "after its allocation failed", first, last, err);
+		mt_check_unchanged(&s->mt[t], &before, CK_MT_FAILED_WRITE_CHANGED,
+				   "a store that failed");
+	} else if (err) {
+		check_fail(CK_MT_OP_RESULT, "store [%#" PRIx64 ", %#" PRIx64 "] returned %d", first,
+			   last, err);
+	} else {
+		mtref_store(&s->ref[t], first, last, entry);
+	}
+	mt_snapshot_free(&before);
+}
+
+static void op_dup(struct mtree_state *s, const struct prog_op *op)
+{
+	unsigned src = op->arg[0], dst = op->arg[1];
+	struct mt_snapshot before;
+	bool fired;
+	int err;
+
+	if (dst == src)
+		dst = (dst + 1) % NTREES;
+	tree_clear(s, dst);
+	mt_snapshot_take(&s->mt[src], &before);
+	exec_arm(op);
+	err = mt_dup(&s->mt[src], &s->mt[dst]);
+	fired = exec_disarm();
+	mt_check_unchanged(&s->mt[src], &before, CK_MT_DUP_SOURCE_CHANGED, "dup");
+	mt_snapshot_free(&before);
+	if (fired) {
+		if (err != -ENOMEM || !mt_empty(&s->mt[dst]))
+			check_fail(CK_MT_OP_RESULT, "failed dup returned %d and %s its destination",
+				   err, mt_empty(&s->mt[dst]) ? "emptied" : "did not empty");
+		return;
+	}
+	if (err)
+		check_fail(CK_MT_OP_RESULT, "dup returned %d", err);
+	mt_check_dup(&s->mt[src], &s->mt[dst]);
+	mtref_copy(&s->ref[dst], &s->ref[src]);
+}
+
+/* Append n entries of the range's length from its start, gaps every third. */
+static void op_bulk(struct mtree_state *s, const struct prog_op *op, uint64_t first,
+		    uint64_t last)
+{
+	unsigned t = op->arg[0], n = op->arg[5];
+	uint64_t len = last - first < 255 ? last - first + 1 : 255, at = first;
+	struct mt_bulk b;
+	bool fired;
+	int err;
+
+	tree_clear(s, t);
+	exec_arm(op);
+	err = mt_bulk_begin(&b, &s->mt[t], n);
+	if (!err) {
+		for (unsigned i = 0; i < n && MT_MAX - at >= len - 1; i++) {
+			uint64_t step = len + (i % 3 == 2);
+
+			err = mt_bulk_append(&b, at, at + len - 1, val(i));
+			if (err)
+				break;	/* what came before stays */
+			mtref_store(&s->ref[t], at, at + len - 1, val(i));
+			if (MT_MAX - at < step)
+				break;
+			at += step;
+		}
+		mt_bulk_end(&b);
+	}
+	fired = exec_disarm();
+	if (err && !(fired && err == -ENOMEM))
+		check_fail(CK_MT_OP_RESULT, "bulk append returned %d", err);
+}
+
+static void run_op(struct mtree_state *s, const struct prog_op *op)
+{
+	unsigned t = op->arg[0];
+	uint64_t first = 0, last = 0;
+	void *old;
+
+	if (mtree_ops[op->code].nfields >= 2 && mtree_ops[op->code].fields[1].kind == FK_RANGE)
+		resolve(&s->ref[t], &op->arg[1], &first, &last);
+
+	switch (op->code) {
+	case OP_STORE:
+		write_op(s, op, t, first, last, val(op->arg[5]));
+		break;
+	case OP_ERASE:
+		write_op(s, op, t, first, last, NULL);
+		break;
+	case OP_ERASE_AT: {
+		struct mt_range r;
+		void *want = mtref_range_of(&s->ref[t], first, &r);
+		struct mt_snapshot before;
+		int err;
+
+		mt_snapshot_take(&s->mt[t], &before);
+		exec_arm(op);
+		err = mt_erase(&s->mt[t], first, &old);
+		if (exec_disarm()) {
+			mt_check_unchanged(&s->mt[t], &before, CK_MT_FAILED_WRITE_CHANGED,
+					   "an erase that failed");
+		} else {
+			if (err || old != want)
+				check_fail(CK_MT_OP_RESULT, "erase at %#" PRIx64 " returned %d, %p; "
+					   "map holds %p", first, err, old, want);
+			if (want)
+				mtref_store(&s->ref[t], r.first, r.last, NULL);
+		}
+		mt_snapshot_free(&before);
+		break;
+	}
+	case OP_LOAD:
+		mtref_check_load(&s->ref[t], &s->mt[t], first);
+		break;
+	case OP_FIND:
+		mtref_check_find(&s->ref[t], &s->mt[t], first);
+		break;
+	case OP_WALK:
+		mtref_check_walk(&s->ref[t], &s->mt[t], first, last);
+		break;
+	case OP_GAP: {
+		uint64_t size = op->arg[5] ? op->arg[5] : MT_MAX - 1;
+
+		mtref_check_gap(&s->ref[t], &s->mt[t], first, last, size, op->arg[6] == 1);
+		break;
+	}
+	case OP_DUP:
+		op_dup(s, op);
+		break;
+	case OP_BULK:
+		op_bulk(s, op, first, last);
+		break;
+	case OP_DESTROY:
+		tree_clear(s, t);
+		break;
+	}
+}
+
+static void check_all(struct mtree_state *s)
+{
+	uint64_t nodes = 0;
+
+	for (unsigned t = 0; t < NTREES; t++) {
+		mt_validate(&s->mt[t]);
+		mtref_matches(&s->ref[t], &s->mt[t]);
+		nodes += mt_count_nodes(&s->mt[t]);
+	}
+	mem_check_live(AK_MT_NODE, nodes);
+}
+
+static void dump_state(FILE *out, void *arg)
+{
+	struct mtree_state *s = arg;
+
+	for (unsigned t = 0; t < NTREES; t++) {
+		fprintf(out, "mt%u: ", t);
+		mt_dump(out, &s->mt[t], print_val);
+	}
+}
+
+static int mtree_run(const uint8_t *data, size_t size)
+{
+	struct mtree_state s;
+	struct exec x;
+
+	memset(&s, 0, sizeof(s));
+	for (unsigned t = 0; t < NTREES; t++) {
+		mt_init(&s.mt[t]);
+		mtref_init(&s.ref[t]);
+	}
+	exec_begin(&x, &mtree_desc, data, size, dump_state, &s);
+	for (unsigned i = 0; i < x.prog.nops; i++) {
+		x.step = (int)i;
+		run_op(&s, &x.prog.ops[i]);
+		check_all(&s);
+	}
+	x.step = -1;
+	for (unsigned t = 0; t < NTREES; t++)
+		tree_clear(&s, t);
+	mem_check_empty();
+	exec_end(&x);
+	return 0;
+}
+
+const struct fuzz_target fuzz_mtree_target = {
+	.name = "fuzz_mtree",
+	.summary = "range tree: store, erase, find, walk, gap search, dup, bulk against a reference map",
+	.desc = &mtree_desc,
+	.run = mtree_run,
+};

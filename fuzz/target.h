@@ -1,0 +1,29 @@
+/*
+ * A fuzz target: a program description and a function that runs one input.
+ * The engine entry (main_engine.c), the standalone replay driver
+ * (main_replay.c), the vmafuzz tool and the regression tests all reach the
+ * targets through this table, so each target is written once.
+ */
+#ifndef VMAFUZZ_TARGET_H
+#define VMAFUZZ_TARGET_H
+
+#include "prog.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fuzz_target {
+	const char *name;
+	const char *summary;	/* one line */
+	const struct prog_desc *desc;
+	/* Run one input; returns 0 (failures abort with a report). */
+	int (*run)(const uint8_t *data, size_t size);
+};
+
+extern const struct fuzz_target fuzz_mtree_target;
+
+/* Every target, NULL-terminated. */
+extern const struct fuzz_target *const fuzz_targets[];
+const struct fuzz_target *fuzz_target_find(const char *name);
+
+#endif

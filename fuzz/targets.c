@@ -1,0 +1,17 @@
+/* The table of all targets (target.h). */
+#include "target.h"
+
+#include <string.h>
+
+const struct fuzz_target *const fuzz_targets[] = {
+	&fuzz_mtree_target,
+	NULL,
+};
+
+const struct fuzz_target *fuzz_target_find(const char *name)
+{
+	for (unsigned i = 0; fuzz_targets[i]; i++)
+		if (!strcmp(fuzz_targets[i]->name, name))
+			return fuzz_targets[i];
+	return NULL;
+}

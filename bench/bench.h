@@ -18,6 +18,9 @@ extern const struct bench bench_mtree_dup;
 
 extern const struct bench *const benches[];
 
+/* Allocator settings for every benchmark run (see bench.c). */
+void bench_setup(void);
+
 /* Monotonic nanoseconds (benchmarks only: never in a fuzz target). */
 uint64_t bench_now_ns(void);
 

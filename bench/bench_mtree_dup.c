@@ -2,9 +2,10 @@
  * bench mtree-dup: duplicating a tree by the seed's depth-first node copy
  * against rebuilding the same tree by appending its entries in order (bulk
  * mode: nodes preallocated, appends fill the right edge), for the VMA counts
- * of the fork-mt-dup seed. Both build the same tree of the same entries;
- * the append side is given its entries in an array, so only tree building
- * is timed. Rounds alternate dup and append; each figure is the median.
+ * of the fork-mt-dup seed. The source is itself built by appending, so both
+ * sides produce the same tree node for node (checked once per size); the
+ * append side is given its entries in an array, so only tree building is
+ * timed. Rounds alternate dup and append; each figure is the median.
  */
 #include "bench.h"
 
@@ -32,21 +33,31 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Like a process's VMAs: page-aligned ranges, most separated by a gap. */
-static void build_source(struct mtree *mt, struct item *items, uint64_t n)
+static void make_items(struct item *items, uint64_t n)
 {
 	uint64_t at = 0x400000;
 
-	mt_init(mt);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t len = (1 + i % 7) * 0x1000;
 
 		items[i].first = at;
 		items[i].last = at + len - 1;
 		items[i].entry = (void *)(uintptr_t)((i + 1) << 3);
-		if (mt_store_range(mt, items[i].first, items[i].last, items[i].entry))
-			abort();
 		at += len + (i % 5 ? 0x1000 : 0);
 	}
+}
+
+static void append_all(struct mtree *mt, const struct item *items, uint64_t n)
+{
+	struct mt_bulk b;
+
+	mt_init(mt);
+	if (mt_bulk_begin(&b, mt, n))
+		abort();
+	for (uint64_t i = 0; i < n; i++)
+		if (mt_bulk_append(&b, items[i].first, items[i].last, items[i].entry))
+			abort();
+	mt_bulk_end(&b);
 }
 
 static int run(int argc, char **argv)
@@ -76,7 +87,18 @@ static int run(int argc, char **argv)
 		uint64_t tdup[ROUNDS], tapp[ROUNDS];
 		struct mtree src;
 
-		build_source(&src, items, n);
+		make_items(items, n);
+		append_all(&src, items, n);
+		{
+			struct mtree copy;
+
+			mt_init(&copy);
+			if (mt_dup(&src, &copy) || !mt_equal(&src, &copy) || !mt_validate(&copy)) {
+				fprintf(stderr, "bench mtree-dup: dup differs from its source\n");
+				return 1;
+			}
+			mt_destroy(&copy);
+		}
 		for (unsigned r = 0; r < ROUNDS; r++) {
 			uint64_t t0, spent = 0;
 
@@ -94,17 +116,9 @@ static int run(int argc, char **argv)
 			spent = 0;
 			for (uint64_t k = 0; k < reps; k++) {
 				struct mtree dst;
-				struct mt_bulk b;
 
-				mt_init(&dst);
 				t0 = bench_now_ns();
-				if (mt_bulk_begin(&b, &dst, n))
-					abort();
-				for (uint64_t i = 0; i < n; i++)
-					if (mt_bulk_append(&b, items[i].first, items[i].last,
-							   items[i].entry))
-						abort();
-				mt_bulk_end(&b);
+				append_all(&dst, items, n);
 				spent += bench_now_ns() - t0;
 				mt_destroy(&dst);
 			}

@@ -334,8 +334,10 @@ static int cmd_bench(int argc, char **argv)
 		return 0;
 	}
 	for (unsigned i = 0; benches[i]; i++)
-		if (!strcmp(benches[i]->name, argv[1]))
+		if (!strcmp(benches[i]->name, argv[1])) {
+			bench_setup();
 			return benches[i]->run(argc - 1, argv + 1);
+		}
 	return usage_error(command_find("bench"), "unknown benchmark '%s' (list: vmafuzz bench)",
 			   argv[1]);
 }

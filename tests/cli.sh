@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The vmafuzz command line: help, clear errors with a non-zero exit for bad
+# command lines and malformed programs, and print/compile round trips on
+# every seed program. Run by ./build.sh test with OUT and ROOT set.
+set -u
+cd "$ROOT"
+V="$OUT/vmafuzz"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS PATTERN CMD...: exit status and a pattern in stdout+stderr
+expect() {
+	local want=$1 pat=$2 rc=0
+	shift 2
+	"$@" >"$T/out" 2>&1 || rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		bad "$* exited $rc, want $want"; sed 's/^/    /' "$T/out"
+	elif [ -n "$pat" ] && ! grep -qE -- "$pat" "$T/out"; then
+		bad "$* output lacks /$pat/"; sed 's/^/    /' "$T/out"
+	else
+		ok
+	fi
+}
+
+expect 2 'usage: vmafuzz COMMAND' "$V"
+expect 0 'vmafuzz compile' "$V" --help
+expect 2 "unknown command 'frobnicate'" "$V" frobnicate
+expect 0 'fuzz_mtree' "$V" list
+expect 0 'store mt<0..3> RANGE' "$V" ops fuzz_mtree
+expect 2 "unknown target 'fuzz_nope'" "$V" ops fuzz_nope
+expect 0 'usage: vmafuzz print' "$V" print --help
+expect 2 'needs a file' "$V" print
+expect 2 "cannot open $T/missing" "$V" print --target fuzz_mtree "$T/missing"
+expect 2 'cannot tell which target' "$V" print "$T/out"
+expect 2 '--target needs a target name' "$V" print "$T/out" --target
+expect 2 'needs -o OUT' "$V" compile corpus/fuzz_mtree/edges.txt
+expect 2 "unknown option '--bogus'" "$V" compile --bogus x.txt -o y
+expect 2 "unknown benchmark 'nope'" "$V" bench nope
+expect 2 "unknown argument '--fast'" "$V" bench mtree-dup --fast
+expect 2 'needs a target and at least one' "$V" replay fuzz_mtree
+expect 2 'No such file' "$V" replay fuzz_mtree "$T/missing"
+expect 2 "unknown option '-x'" "$V" replay -x fuzz_mtree corpus/fuzz_mtree
+
+# a malformed program: the error names file, line and column
+printf 'target fuzz_mtree\nstore mt0 @0x10:4 v1\nerase mt0 e0+0:0\n' >"$T/bad.txt"
+expect 2 "^$T/bad.txt:3:11: range length '0' is not 1..255 or end" "$V" compile "$T/bad.txt" -o "$T/bad"
+[ ! -e "$T/bad" ] && ok || bad "compile wrote output for a bad program"
+printf 'store mt0 @0x10:4 v1\n' >"$T/anon.txt"
+expect 2 'names no target' "$V" compile "$T/anon.txt" -o "$T/anon"
+expect 0 '' "$V" compile --target fuzz_mtree "$T/anon.txt" -o "$T/anon"
+
+# every seed: text -> bytes -> text -> bytes gives the same bytes, and the
+# printed text is the program (comments aside)
+for txt in corpus/*/*.txt corpus/regress/*/*.txt; do
+	[ -e "$txt" ] || continue
+	n=$(basename "$txt" .txt)
+	if "$V" compile "$txt" -o "$T/$n.1" && "$V" print "$txt" >"$T/$n.txt" &&
+		"$V" compile "$T/$n.txt" --target "$(basename "$(dirname "$txt")")" -o "$T/$n.2" &&
+		cmp -s "$T/$n.1" "$T/$n.2"; then
+		ok
+	else
+		bad "round trip of $txt"
+	fi
+	"$V" print --target "$(basename "$(dirname "$txt")")" "$T/$n.1" >"$T/$n.p1" &&
+		"$V" print "$T/$n.txt" --target "$(basename "$(dirname "$txt")")" >"$T/$n.p2"
+	# the first lines differ only in the file name comment
+	if diff <(tail -n +2 "$T/$n.p1") <(tail -n +2 "$T/$n.p2") >/dev/null; then ok; else bad "print of $txt"; fi
+done
+
+# replay runs seeds through the sanitized driver and in process
+expect 0 'inputs replayed, none failed' "$V" replay fuzz_mtree corpus/fuzz_mtree
+expect 0 'inputs replayed, none failed' "$V" replay --in-process fuzz_mtree corpus/fuzz_mtree "$OUT/corpus/fuzz_mtree"
+expect 0 'usage' "$OUT/replay/fuzz_mtree" --help
+expect 2 'usage' "$OUT/replay/fuzz_mtree"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Every target runs under its engines: libFuzzer for a few thousand inputs
+# from the seeds, the AFL++ build (when afl++ is installed) on a seed, and
+# the OSS-Fuzz build contract (targets, seed zip, dict, options in $OUT),
+# each target running 4 inputs. Run by ./build.sh test with OUT and ROOT set.
+set -u
+cd "$ROOT"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+targets=$(for f in fuzz/fuzz_*.c; do basename "$f" .c; done)
+
+for t in $targets; do
+	# new inputs go to the first directory: a scratch one, not the seeds
+	mkdir -p "$T/lf-$t"
+	if "$OUT/libfuzzer/$t" -runs=3000 -seed=1 "$T/lf-$t" "$OUT/corpus/$t" >"$T/lf.log" 2>&1 &&
+		grep -q 'Done 3000 runs' "$T/lf.log"; then
+		ok
+	else
+		bad "libFuzzer $t"; tail -n 30 "$T/lf.log"
+	fi
+done
+
+if command -v afl-clang-fast >/dev/null 2>&1; then
+	make -s --no-print-directory afl >/dev/null
+	for t in $targets; do
+		seed=$(ls "$OUT/corpus/$t" | head -n 1)
+		if "$OUT/afl/$t" <"$OUT/corpus/$t/$seed" >"$T/afl.log" 2>&1; then ok; else bad "AFL++ $t"; cat "$T/afl.log"; fi
+	done
+else
+	echo "AFL++ not installed: its build is not checked"
+fi
+
+# OSS-Fuzz's build contract, with its variables for libFuzzer + ASan
+mkdir -p "$T/ossout"
+if env CC=clang CXX=clang++ CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link" \
+	CXXFLAGS="-O1 -fsanitize=address -fsanitize=fuzzer-no-link" LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
+	OUT="$T/ossout" VMAFUZZ_NO_DEPS=1 ./build.sh >"$T/oss.log" 2>&1; then
+	ok
+else
+	bad "OSS-Fuzz build"; tail -n 30 "$T/oss.log"
+fi
+for t in $targets; do
+	for f in "$t" "${t}_seed_corpus.zip" "$t.options"; do
+		[ -s "$T/ossout/$f" ] && ok || bad "OSS-Fuzz output lacks $f"
+	done
+	[ ! -f "dict/$t.dict" ] || { [ -s "$T/ossout/$t.dict" ] && ok || bad "OSS-Fuzz output lacks $t.dict"; }
+	# OSS-Fuzz's build check runs each target for 4 inputs
+	if "$T/ossout/$t" -runs=4 >"$T/run.log" 2>&1 && grep -q 'Done 4 runs' "$T/run.log"; then
+		ok
+	else
+		bad "OSS-Fuzz $t does not run 4 inputs"; tail -n 20 "$T/run.log"
+	fi
+	# and its seed zip holds the compiled seeds, which the target replays
+	mkdir -p "$T/in"
+	(cd "$T/in" && python3 -c "import zipfile,sys; zipfile.ZipFile(sys.argv[1]).extractall('.')" "$T/ossout/${t}_seed_corpus.zip")
+	if [ "$(ls "$T/in" | wc -l)" -eq "$(ls "$OUT/corpus/$t" | wc -l)" ] &&
+		"$T/ossout/$t" -runs=0 "$T/in" >"$T/run.log" 2>&1; then
+		ok
+	else
+		bad "OSS-Fuzz seed zip of $t"; tail -n 20 "$T/run.log"
+	fi
+	rm -rf "$T/in"
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -6,8 +6,8 @@
 #include <time.h>
 
 const struct bench *const benches[] = {
-	&bench_mtree_dup,
-	NULL,
+    &bench_mtree_dup,
+    NULL,
 };
 
 uint64_t bench_now_ns(void)

@@ -11,7 +11,7 @@
 struct bench {
 	const char *name;
 	const char *summary;
-	int (*run)(int argc, char **argv);	/* argv[0] is the bench name */
+	int (*run)(int argc, char **argv); /* argv[0] is the bench name */
 };
 
 extern const struct bench bench_mtree_dup;

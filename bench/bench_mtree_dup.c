@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const uint64_t sizes[] = { 21, 121, 221, 421, 821, 1621, 3221, 6421, 12821, 25621, 51221 };
+static const uint64_t sizes[] = {21, 121, 221, 421, 821, 1621, 3221, 6421, 12821, 25621, 51221};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 #define ROUNDS 9
 
@@ -68,8 +68,10 @@ static int run(int argc, char **argv)
 		if (!strcmp(argv[i], "--csv")) {
 			csv = true;
 		} else {
-			fprintf(stderr, "vmafuzz bench mtree-dup: unknown argument '%s'\n"
-				"usage: vmafuzz bench mtree-dup [--csv]\n", argv[i]);
+			fprintf(stderr,
+				"vmafuzz bench mtree-dup: unknown argument '%s'\n"
+				"usage: vmafuzz bench mtree-dup [--csv]\n",
+				argv[i]);
 			return 2;
 		}
 	}
@@ -147,7 +149,7 @@ static int run(int argc, char **argv)
 }
 
 const struct bench bench_mtree_dup = {
-	.name = "mtree-dup",
-	.summary = "tree dup (DFS node copy) against in-order append rebuild, 21..51221 entries",
-	.run = run,
+    .name = "mtree-dup",
+    .summary = "tree dup (DFS node copy) against in-order append rebuild, 21..51221 entries",
+    .run = run,
 };

@@ -15,7 +15,7 @@
 struct exec {
 	const struct prog_desc *desc;
 	struct prog prog;
-	int step;	/* operation being run; -1 before the first */
+	int step; /* operation being run; -1 before the first */
 	void (*dump_state)(FILE *out, void *state);
 	void *state;
 };

@@ -45,40 +45,50 @@ enum {
 	OP_NR
 };
 
-#define F_TREE { FK_SEL, "mt", NTREES, NULL }
-#define F_RANGE { FK_RANGE, NULL, 0, NULL }
+#define F_TREE                                                                                     \
+	{                                                                                          \
+		FK_SEL, "mt", NTREES, NULL                                                         \
+	}
+#define F_RANGE                                                                                    \
+	{                                                                                          \
+		FK_RANGE, NULL, 0, NULL                                                            \
+	}
 
-static const char *const gap_dirs[] = { "low", "high", NULL };
+static const char *const gap_dirs[] = {"low", "high", NULL};
 
 static const struct prog_opdesc mtree_ops[OP_NR] = {
-	[OP_STORE] = { "store", "map the range to value v<n>", 3,
-		       { F_TREE, F_RANGE, { FK_U8, "v", 0, NULL } } },
-	[OP_ERASE] = { "erase", "store nothing over the range", 2, { F_TREE, F_RANGE } },
-	[OP_ERASE_AT] = { "erase_at", "erase the whole range holding the start", 2,
-			  { F_TREE, F_RANGE } },
-	[OP_LOAD] = { "load", "load at the start, with the range that holds it", 2,
-		      { F_TREE, F_RANGE } },
-	[OP_FIND] = { "find", "find next and previous entries from the start", 2,
-		      { F_TREE, F_RANGE } },
-	[OP_WALK] = { "walk", "walk entries with a cursor across the range", 2,
-		      { F_TREE, F_RANGE } },
-	[OP_GAP] = { "gap", "search the range for n=<size> empty indices (n=0: huge)", 4,
-		     { F_TREE, F_RANGE, { FK_U8, "n=", 0, NULL }, { FK_CHOICE, NULL, 0, gap_dirs } } },
-	[OP_DUP] = { "dup", "duplicate a tree into another (emptied first; same: next)", 2,
-		     { F_TREE, F_TREE } },
-	[OP_BULK] = { "bulk", "rebuild by appending n=<count> entries from the range's start", 3,
-		      { F_TREE, F_RANGE, { FK_U8, "n=", 0, NULL } } },
-	[OP_DESTROY] = { "destroy", "free every node of the tree", 1, { F_TREE } },
+    [OP_STORE] = {"store",
+		  "map the range to value v<n>",
+		  3,
+		  {F_TREE, F_RANGE, {FK_U8, "v", 0, NULL}}},
+    [OP_ERASE] = {"erase", "store nothing over the range", 2, {F_TREE, F_RANGE}},
+    [OP_ERASE_AT] = {"erase_at", "erase the whole range holding the start", 2, {F_TREE, F_RANGE}},
+    [OP_LOAD] = {"load", "load at the start, with the range that holds it", 2, {F_TREE, F_RANGE}},
+    [OP_FIND] = {"find", "find next and previous entries from the start", 2, {F_TREE, F_RANGE}},
+    [OP_WALK] = {"walk", "walk entries with a cursor across the range", 2, {F_TREE, F_RANGE}},
+    [OP_GAP] = {"gap",
+		"search the range for n=<size> empty indices (n=0: huge)",
+		4,
+		{F_TREE, F_RANGE, {FK_U8, "n=", 0, NULL}, {FK_CHOICE, NULL, 0, gap_dirs}}},
+    [OP_DUP] = {"dup",
+		"duplicate a tree into another (emptied first; same: next)",
+		2,
+		{F_TREE, F_TREE}},
+    [OP_BULK] = {"bulk",
+		 "rebuild by appending n=<count> entries from the range's start",
+		 3,
+		 {F_TREE, F_RANGE, {FK_U8, "n=", 0, NULL}}},
+    [OP_DESTROY] = {"destroy", "free every node of the tree", 1, {F_TREE}},
 };
 
-static const char *const mtree_config[] = { NULL };
+static const char *const mtree_config[] = {NULL};
 
 static const struct prog_desc mtree_desc = {
-	.target = "fuzz_mtree",
-	.nops = OP_NR,
-	.ops = mtree_ops,
-	.config_names = mtree_config,
-	.nfibers = 1,
+    .target = "fuzz_mtree",
+    .nops = OP_NR,
+    .ops = mtree_ops,
+    .config_names = mtree_config,
+    .nfibers = 1,
 };
 
 /* Entries are tagged values, never NULL and never reserved. */
@@ -164,8 +174,10 @@ static void write_op(struct mtree_state *s, const struct prog_op *op, unsigned t
 	fired = exec_disarm();
 	if (fired) {
 		if (err != -ENOMEM)
-			check_fail(CK_MT_OP_RESULT, "store [%#" PRIx64 ", %#" PRIx64 "] returned %d "
-				   "after its allocation failed", first, last, err);
+			check_fail(CK_MT_OP_RESULT,
+				   "store [%#" PRIx64 ", %#" PRIx64 "] returned %d "
+				   "after its allocation failed",
+				   first, last, err);
 		mt_check_unchanged(&s->mt[t], &before, CK_MT_FAILED_WRITE_CHANGED,
 				   "a store that failed");
 	} else if (err) {
@@ -206,8 +218,7 @@ static void op_dup(struct mtree_state *s, const struct prog_op *op)
 }
 
 /* Append n entries of the range's length from its start, gaps every third. */
-static void op_bulk(struct mtree_state *s, const struct prog_op *op, uint64_t first,
-		    uint64_t last)
+static void op_bulk(struct mtree_state *s, const struct prog_op *op, uint64_t first, uint64_t last)
 {
 	unsigned t = op->arg[0], n = op->arg[5];
 	uint64_t len = last - first < 255 ? last - first + 1 : 255, at = first;
@@ -224,7 +235,7 @@ static void op_bulk(struct mtree_state *s, const struct prog_op *op, uint64_t fi
 
 			err = mt_bulk_append(&b, at, at + len - 1, val(i));
 			if (err)
-				break;	/* what came before stays */
+				break; /* what came before stays */
 			mtref_store(&s->ref[t], at, at + len - 1, val(i));
 			if (MT_MAX - at < step)
 				break;
@@ -267,8 +278,10 @@ static void run_op(struct mtree_state *s, const struct prog_op *op)
 					   "an erase that failed");
 		} else {
 			if (err || old != want)
-				check_fail(CK_MT_OP_RESULT, "erase at %#" PRIx64 " returned %d, %p; "
-					   "map holds %p", first, err, old, want);
+				check_fail(CK_MT_OP_RESULT,
+					   "erase at %#" PRIx64 " returned %d, %p; "
+					   "map holds %p",
+					   first, err, old, want);
 			if (want)
 				mtref_store(&s->ref[t], r.first, r.last, NULL);
 		}
@@ -349,8 +362,9 @@ static int mtree_run(const uint8_t *data, size_t size)
 }
 
 const struct fuzz_target fuzz_mtree_target = {
-	.name = "fuzz_mtree",
-	.summary = "range tree: store, erase, find, walk, gap search, dup, bulk against a reference map",
-	.desc = &mtree_desc,
-	.run = mtree_run,
+    .name = "fuzz_mtree",
+    .summary =
+	"range tree: store, erase, find, walk, gap search, dup, bulk against a reference map",
+    .desc = &mtree_desc,
+    .run = mtree_run,
 };

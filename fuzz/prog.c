@@ -58,7 +58,7 @@ void range_spec_encode(const struct range_spec *rs, uint8_t b[4])
 /* Reduce the argument bytes of @op to their canonical form. */
 static void canonical_args(const struct prog_opdesc *od, struct prog_op *op)
 {
-	uint8_t out[PROG_ARGS] = { 0 };
+	uint8_t out[PROG_ARGS] = {0};
 	unsigned at = 0;
 
 	for (unsigned i = 0; i < od->nfields; i++) {

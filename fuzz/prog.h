@@ -45,23 +45,23 @@
 
 /* How a field of an operation reads its argument bytes. */
 enum field_kind {
-	FK_SEL,		/* 1 byte, modulo `max`; text: <prefix><n> */
-	FK_U8,		/* 1 byte; text: <prefix><n> */
-	FK_RANGE,	/* 4 bytes, a range spec (struct range_spec); text below */
-	FK_CHOICE,	/* 1 byte, modulo the number of names; text: the name */
-	FK_FLAGS,	/* 1 byte, bits named by `names`; text: name,name or - */
+	FK_SEL,	   /* 1 byte, modulo `max`; text: <prefix><n> */
+	FK_U8,	   /* 1 byte; text: <prefix><n> */
+	FK_RANGE,  /* 4 bytes, a range spec (struct range_spec); text below */
+	FK_CHOICE, /* 1 byte, modulo the number of names; text: the name */
+	FK_FLAGS,  /* 1 byte, bits named by `names`; text: name,name or - */
 };
 
 struct prog_field {
 	enum field_kind kind;
-	const char *prefix;	/* FK_SEL, FK_U8: text before the number */
-	uint8_t max;		/* FK_SEL: number of choices */
+	const char *prefix;	  /* FK_SEL, FK_U8: text before the number */
+	uint8_t max;		  /* FK_SEL: number of choices */
 	const char *const *names; /* FK_CHOICE, FK_FLAGS: NULL-terminated */
 };
 
 struct prog_opdesc {
 	const char *name;
-	const char *help;	/* one line: what the operation does */
+	const char *help; /* one line: what the operation does */
 	unsigned nfields;
 	struct prog_field fields[PROG_MAX_FIELDS];
 };
@@ -71,8 +71,8 @@ struct prog_desc {
 	const char *target;
 	unsigned nops;
 	const struct prog_opdesc *ops;
-	const char *const *config_names;	/* names of config bits 0..7, NULL-terminated */
-	unsigned nfibers;			/* 1..PROG_MAX_FIBERS */
+	const char *const *config_names; /* names of config bits 0..7, NULL-terminated */
+	unsigned nfibers;		 /* 1..PROG_MAX_FIBERS */
 };
 
 struct prog_op {
@@ -107,10 +107,10 @@ enum range_mode { RS_ENTRY, RS_GAP, RS_RAW, RS_TOP };
 
 struct range_spec {
 	enum range_mode mode;
-	uint8_t k;	/* ENTRY, GAP */
-	int8_t d;	/* ENTRY, GAP */
-	uint16_t v;	/* RAW, TOP */
-	uint8_t len;	/* 0: to the end */
+	uint8_t k;   /* ENTRY, GAP */
+	int8_t d;    /* ENTRY, GAP */
+	uint16_t v;  /* RAW, TOP */
+	uint8_t len; /* 0: to the end */
 };
 
 void range_spec_decode(const uint8_t b[4], struct range_spec *rs);

@@ -29,8 +29,8 @@ static void print_range(FILE *out, const uint8_t *b)
 	switch (rs.mode) {
 	case RS_ENTRY:
 	case RS_GAP:
-		fprintf(out, "%c%u%c%d", rs.mode == RS_ENTRY ? 'e' : 'g', rs.k, rs.d < 0 ? '-' : '+',
-			rs.d < 0 ? -rs.d : rs.d);
+		fprintf(out, "%c%u%c%d", rs.mode == RS_ENTRY ? 'e' : 'g', rs.k,
+			rs.d < 0 ? '-' : '+', rs.d < 0 ? -rs.d : rs.d);
 		break;
 	case RS_RAW:
 		fprintf(out, "@%#x", rs.v);
@@ -128,7 +128,7 @@ struct token {
 };
 
 static bool fail(struct parser *ps, const struct token *t, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static bool fail(struct parser *ps, const struct token *t, const char *fmt, ...)
 {
@@ -166,7 +166,7 @@ static bool parse_num(const char *s, const char *end, uint64_t max, uint64_t *v)
 static bool parse_range(struct parser *ps, const struct token *t, uint8_t *b)
 {
 	const char *s = t->s, *end = t->s + t->len, *colon = memchr(s, ':', t->len);
-	struct range_spec rs = { 0 };
+	struct range_spec rs = {0};
 	uint64_t v;
 
 	if (!colon)
@@ -176,8 +176,8 @@ static bool parse_range(struct parser *ps, const struct token *t, uint8_t *b)
 	else if (parse_num(colon + 1, end, 255, &v) && v)
 		rs.len = (uint8_t)v;
 	else
-		return fail(ps, t, "range length '%.*s' is not 1..255 or end", (int)(end - colon - 1),
-			    colon + 1);
+		return fail(ps, t, "range length '%.*s' is not 1..255 or end",
+			    (int)(end - colon - 1), colon + 1);
 	if (*s == 'e' || *s == 'g') {
 		const char *sign = s + 1;
 
@@ -278,7 +278,7 @@ static const struct prog_opdesc *find_op(const struct prog_desc *d, const struct
 static bool parse_op(struct parser *ps, const struct prog_desc *d, struct token *t, unsigned n,
 		     struct prog *p)
 {
-	struct prog_op op = { 0 };
+	struct prog_op op = {0};
 	const struct prog_opdesc *od;
 	unsigned i = 0, at = 0;
 	uint64_t v;
@@ -325,7 +325,7 @@ static bool parse_op(struct parser *ps, const struct prog_desc *d, struct token 
 bool prog_parse(const struct prog_desc *d, const char *text, const char *name, struct prog *p,
 		char *err, size_t errlen)
 {
-	struct parser ps = { .name = name, .err = err, .errlen = errlen };
+	struct parser ps = {.name = name, .err = err, .errlen = errlen};
 	const char *line = text;
 
 	memset(p, 0, sizeof(*p));
@@ -380,7 +380,8 @@ bool prog_parse(const struct prog_desc *d, const char *text, const char *name, s
 					return fail(&ps, &t[i], "more than %d schedule choices",
 						    PROG_MAX_SCHED);
 				if (!parse_num(t[i].s, t[i].s + t[i].len, 255, &v))
-					return fail(&ps, &t[i], "schedule choice '%.*s' is not 0..255",
+					return fail(&ps, &t[i],
+						    "schedule choice '%.*s' is not 0..255",
 						    (int)t[i].len, t[i].s);
 				p->sched[p->nsched++] = (uint8_t)v;
 			}

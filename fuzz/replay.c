@@ -37,7 +37,7 @@ uint8_t *read_file(const char *path, size_t *size, FILE *err_out)
 		return NULL;
 	}
 	fclose(f);
-	buf[n] = 0;	/* text callers may treat it as a string */
+	buf[n] = 0; /* text callers may treat it as a string */
 	*size = n;
 	return buf;
 }
@@ -49,10 +49,10 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-uint8_t *compile_text(const struct fuzz_target *t, const char *text, const char *name,
-		      size_t *size, FILE *err_out)
+uint8_t *compile_text(const struct fuzz_target *t, const char *text, const char *name, size_t *size,
+		      FILE *err_out)
 {
-	static struct prog p;	/* large; not reentrant, nor needs to be */
+	static struct prog p; /* large; not reentrant, nor needs to be */
 	char err[512];
 	uint8_t *out;
 

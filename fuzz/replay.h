@@ -18,8 +18,8 @@ uint8_t *read_file(const char *path, size_t *size, FILE *err_out);
 
 /* Compile a text program for target @t into bytes (caller frees); NULL with a
  * message naming file, line and column on @err_out on error. */
-uint8_t *compile_text(const struct fuzz_target *t, const char *text, const char *name,
-		      size_t *size, FILE *err_out);
+uint8_t *compile_text(const struct fuzz_target *t, const char *text, const char *name, size_t *size,
+		      FILE *err_out);
 
 /* Load an input: bytes as they are, or a compiled .txt program. */
 uint8_t *load_input(const struct fuzz_target *t, const char *path, size_t *size, FILE *err_out);

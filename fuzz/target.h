@@ -14,7 +14,7 @@
 
 struct fuzz_target {
 	const char *name;
-	const char *summary;	/* one line */
+	const char *summary; /* one line */
 	const struct prog_desc *desc;
 	/* Run one input; returns 0 (failures abort with a report). */
 	int (*run)(const uint8_t *data, size_t size);

@@ -4,8 +4,8 @@
 #include <string.h>
 
 const struct fuzz_target *const fuzz_targets[] = {
-	&fuzz_mtree_target,
-	NULL,
+    &fuzz_mtree_target,
+    NULL,
 };
 
 const struct fuzz_target *fuzz_target_find(const char *name)

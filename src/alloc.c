@@ -17,7 +17,7 @@ struct alloc_hdr {
 
 static const char *const kind_names[AK_NR] = {
 #define ALLOC_NAME(k, name) [AK_##k] = name,
-	ALLOC_KINDS(ALLOC_NAME)
+    ALLOC_KINDS(ALLOC_NAME)
 #undef ALLOC_NAME
 };
 
@@ -25,7 +25,7 @@ static struct alloc_stats stats;
 static struct alloc_hdr *live_head[AK_NR];
 static struct alloc_hdr *live_tail[AK_NR];
 
-static uint64_t fail_countdown;	/* 0: disarmed */
+static uint64_t fail_countdown; /* 0: disarmed */
 static uint64_t since_arm;
 static bool fail_fired;
 

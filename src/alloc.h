@@ -17,31 +17,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ALLOC_KINDS(X)                                                                 \
-	X(MT_NODE, "tree node")                                                         \
-	X(MM, "mm")                                                                     \
-	X(VMA, "vma")                                                                   \
-	X(ANON_VMA, "anon_vma")                                                         \
-	X(AVC, "anon_vma_chain")                                                        \
-	X(PAGE, "page")                                                                 \
-	X(PGTABLE, "page table")                                                        \
-	X(UFFD_CTX, "userfaultfd ctx")                                                  \
-	X(UFFD_FORK_CTX, "userfaultfd fork ctx")                                        \
-	X(FILE, "file")                                                                 \
+#define ALLOC_KINDS(X)                                                                             \
+	X(MT_NODE, "tree node")                                                                    \
+	X(MM, "mm")                                                                                \
+	X(VMA, "vma")                                                                              \
+	X(ANON_VMA, "anon_vma")                                                                    \
+	X(AVC, "anon_vma_chain")                                                                   \
+	X(PAGE, "page")                                                                            \
+	X(PGTABLE, "page table")                                                                   \
+	X(UFFD_CTX, "userfaultfd ctx")                                                             \
+	X(UFFD_FORK_CTX, "userfaultfd fork ctx")                                                   \
+	X(FILE, "file")                                                                            \
 	X(OTHER, "other")
 
 enum alloc_kind {
 #define ALLOC_ENUM(k, name) AK_##k,
 	ALLOC_KINDS(ALLOC_ENUM)
 #undef ALLOC_ENUM
-	AK_NR
+	    AK_NR
 };
 
 struct alloc_stats {
 	uint64_t allocs[AK_NR];
 	uint64_t frees[AK_NR];
 	uint64_t live[AK_NR];
-	uint64_t failed[AK_NR];	/* allocations refused by the injector */
+	uint64_t failed[AK_NR]; /* allocations refused by the injector */
 };
 
 const char *alloc_kind_name(enum alloc_kind kind);

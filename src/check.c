@@ -7,13 +7,13 @@
 
 static const char *const names[CK_NR] = {
 #define CHECK_NAME(id, what) [CK_##id] = #id,
-	CHECK_IDS(CHECK_NAME)
+    CHECK_IDS(CHECK_NAME)
 #undef CHECK_NAME
 };
 
 static const char *const meanings[CK_NR] = {
 #define CHECK_MEANING(id, what) [CK_##id] = what,
-	CHECK_IDS(CHECK_MEANING)
+    CHECK_IDS(CHECK_MEANING)
 #undef CHECK_MEANING
 };
 
@@ -21,7 +21,7 @@ static enum check_mode mode = CHECK_ABORT;
 static check_context_fn context_fn;
 static void *context_arg;
 static unsigned counts[CK_NR];
-static bool in_context;	/* a failure while printing context must not recurse */
+static bool in_context; /* a failure while printing context must not recurse */
 
 const char *check_name(enum check_id id)
 {

@@ -21,12 +21,12 @@ enum check_id {
 #include "check_ids.h"
 	CHECK_IDS(CHECK_ENUM)
 #undef CHECK_ENUM
-	CK_NR
+	    CK_NR
 };
 
 enum check_mode {
-	CHECK_ABORT,	/* print, call the hook, abort (fuzzing, replay) */
-	CHECK_COLLECT,	/* count and return (unit tests) */
+	CHECK_ABORT,   /* print, call the hook, abort (fuzzing, replay) */
+	CHECK_COLLECT, /* count and return (unit tests) */
 };
 
 /* Hook that prints the context of a failure (program, step, state) to @out. */
@@ -51,7 +51,7 @@ void check_clear(void);
 
 /* Cheap assertion for the model's own preconditions (a bug in the harness or
  * model, not an invariant of the kernel): prints file, line and expression. */
-#define MODEL_ASSERT(expr)                                                          \
+#define MODEL_ASSERT(expr)                                                                         \
 	((expr) ? (void)0 : model_assert_fail(__FILE__, __LINE__, __func__, #expr))
 _Noreturn void model_assert_fail(const char *file, int line, const char *func, const char *expr);
 

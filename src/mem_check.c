@@ -11,8 +11,9 @@ bool mem_check_live(enum alloc_kind kind, uint64_t reachable)
 
 	if (live == reachable)
 		return true;
-	return check_fail(CK_MEM_LIVE_MISMATCH, "%" PRIu64 " %s objects alive, %" PRIu64
-			  " reachable", live, alloc_kind_name(kind), reachable);
+	return check_fail(CK_MEM_LIVE_MISMATCH,
+			  "%" PRIu64 " %s objects alive, %" PRIu64 " reachable", live,
+			  alloc_kind_name(kind), reachable);
 }
 
 bool mem_check_empty(void)
@@ -23,8 +24,9 @@ bool mem_check_empty(void)
 		uint64_t live = alloc_live((enum alloc_kind)k);
 
 		if (live)
-			ok = check_fail(CK_MEM_LEAK_AT_END, "%" PRIu64 " %s objects alive at the end",
-					live, alloc_kind_name((enum alloc_kind)k));
+			ok = check_fail(CK_MEM_LEAK_AT_END,
+					"%" PRIu64 " %s objects alive at the end", live,
+					alloc_kind_name((enum alloc_kind)k));
 	}
 	return ok;
 }

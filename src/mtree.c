@@ -370,10 +370,10 @@ static unsigned root_height(uint64_t count)
 static struct mt_node *build(const struct mt_items *s, uint64_t min, unsigned h, bool root,
 			     uint64_t *gap)
 {
-	struct mt_items cur = *s, next = { 0 };
+	struct mt_items cur = *s, next = {0};
 	uint64_t *gaps = NULL, *next_gaps = NULL;
 	struct mt_node *top = NULL;
-	bool owned = false;	/* cur.v is ours to free */
+	bool owned = false; /* cur.v is ours to free */
 
 	for (unsigned level = 1; level <= h; level++) {
 		uint64_t nodes = level_nodes(cur.n, level, h, root);
@@ -421,7 +421,7 @@ static struct mt_node *build(const struct mt_items *s, uint64_t min, unsigned h,
 			free(cur.v);
 		cur = next;
 		owned = true;
-		next = (struct mt_items){ 0 };
+		next = (struct mt_items){0};
 		free(gaps);
 		gaps = next_gaps;
 		next_gaps = NULL;
@@ -440,7 +440,7 @@ out:
 /* Put ranges into an empty tree. */
 static int store_empty(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
 {
-	struct mt_items s = { 0 };
+	struct mt_items s = {0};
 	struct mt_node *root;
 	uint64_t gap;
 
@@ -495,7 +495,7 @@ int mt_store_range(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
 {
 	struct mt_node *n, *built;
 	uint64_t min = 0, max = MT_MAX, gap;
-	struct mt_items old = { 0 }, s = { 0 };
+	struct mt_items old = {0}, s = {0};
 	unsigned h;
 
 	if (first > last || (mt_is_reserved(entry) && !mt_is_zero(entry)))
@@ -546,7 +546,7 @@ int mt_store_range(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
 	while (n->parent && !fits(s.n, h, false)) {
 		struct mt_node *p = n->parent;
 		unsigned slot = n->parent_slot;
-		struct mt_items wide = { 0 };
+		struct mt_items wide = {0};
 		uint64_t pmin, pmax;
 
 		mt_node_bounds(p, &pmin, &pmax);

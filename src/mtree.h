@@ -51,10 +51,10 @@
 
 #include "check.h"
 
-#define MT_SLOTS 16	/* slots per node */
-#define MT_PIVOTS 15	/* stored pivots per node: the last slot's end is implied */
-#define MT_MIN_SLOTS 6	/* minimum occupancy of a non-root node */
-#define MT_FILL 12	/* slots per node when a subtree is (re)built: room to grow */
+#define MT_SLOTS 16    /* slots per node */
+#define MT_PIVOTS 15   /* stored pivots per node: the last slot's end is implied */
+#define MT_MIN_SLOTS 6 /* minimum occupancy of a non-root node */
+#define MT_FILL 12     /* slots per node when a subtree is (re)built: room to grow */
 #define MT_MAX_HEIGHT 24
 
 #define MT_MAX UINT64_MAX
@@ -72,19 +72,19 @@ static inline bool mt_is_zero(const void *entry)
 }
 
 struct mt_node {
-	struct mt_node *parent;	/* NULL for the root */
+	struct mt_node *parent; /* NULL for the root */
 	uint8_t parent_slot;
 	uint8_t leaf;
-	uint8_t end;			/* index of the last used slot */
+	uint8_t end; /* index of the last used slot */
 	uint64_t pivot[MT_PIVOTS];
 	void *slot[MT_SLOTS];
-	uint64_t gap[MT_SLOTS];	/* internal nodes only */
+	uint64_t gap[MT_SLOTS]; /* internal nodes only */
 };
 
 struct mtree {
-	struct mt_node *root;	/* NULL: no entries */
-	unsigned height;	/* levels of nodes; 0 when empty */
-	uint64_t gen;		/* bumped by every change of layout */
+	struct mt_node *root; /* NULL: no entries */
+	unsigned height;      /* levels of nodes; 0 when empty */
+	uint64_t gen;	      /* bumped by every change of layout */
 };
 
 struct mt_range {
@@ -116,8 +116,7 @@ void *mt_find_prev(const struct mtree *mt, uint64_t from, uint64_t min, struct m
  * Returns 0 with *start set, -EBUSY when there is none, -EINVAL when size is
  * 0 or lo > hi. Logarithmic: subtrees whose gap is too small are skipped.
  */
-int mt_gap_lowest(const struct mtree *mt, uint64_t lo, uint64_t hi, uint64_t size,
-		  uint64_t *start);
+int mt_gap_lowest(const struct mtree *mt, uint64_t lo, uint64_t hi, uint64_t size, uint64_t *start);
 int mt_gap_highest(const struct mtree *mt, uint64_t lo, uint64_t hi, uint64_t size,
 		   uint64_t *start);
 
@@ -127,13 +126,13 @@ int mt_gap_highest(const struct mtree *mt, uint64_t lo, uint64_t hi, uint64_t si
  */
 struct mt_cursor {
 	struct mtree *mt;
-	uint64_t index;		/* where the next search starts */
-	bool done;		/* walked past MT_MAX */
-	struct mt_range range;	/* range of the entry last returned */
+	uint64_t index;	       /* where the next search starts */
+	bool done;	       /* walked past MT_MAX */
+	struct mt_range range; /* range of the entry last returned */
 	/* cache */
 	const struct mt_node *leaf;
 	uint64_t leaf_min, leaf_max, gen;
-	unsigned slot;		/* slot of the entry last returned */
+	unsigned slot; /* slot of the entry last returned */
 };
 
 void mt_cursor_init(struct mt_cursor *c, struct mtree *mt, uint64_t index);
@@ -162,12 +161,12 @@ int mt_dup(const struct mtree *src, struct mtree *dst);
  */
 struct mt_bulk {
 	struct mtree *mt;
-	struct mt_node *open[MT_MAX_HEIGHT];	/* rightmost node of each level */
-	uint64_t open_min[MT_MAX_HEIGHT];	/* first index of open[level] */
-	uint64_t open_last[MT_MAX_HEIGHT];	/* last index of open[level] */
+	struct mt_node *open[MT_MAX_HEIGHT]; /* rightmost node of each level */
+	uint64_t open_min[MT_MAX_HEIGHT];    /* first index of open[level] */
+	uint64_t open_last[MT_MAX_HEIGHT];   /* last index of open[level] */
 	unsigned levels;
-	bool any;			/* something was appended */
-	uint64_t tail;			/* last index appended */
+	bool any;      /* something was appended */
+	uint64_t tail; /* last index appended */
 	struct mt_node **pool;
 	unsigned npool, cap;
 };
@@ -205,8 +204,8 @@ void mt_snapshot_free(struct mt_snapshot *s);
 /* A duplicate equals its source node for node (MT_DUP_MISMATCH). */
 bool mt_check_dup(const struct mtree *src, const struct mtree *dup);
 /* @mt is as @before says; @id names what should have kept it so. */
-bool mt_check_unchanged(const struct mtree *mt, const struct mt_snapshot *before,
-			enum check_id id, const char *what);
+bool mt_check_unchanged(const struct mtree *mt, const struct mt_snapshot *before, enum check_id id,
+			const char *what);
 
 uint64_t mt_count_entries(const struct mtree *mt);
 uint64_t mt_count_nodes(const struct mtree *mt);

@@ -28,7 +28,7 @@ static struct mt_node *dup_node(const struct mt_node *src, struct mt_node *paren
 	for (unsigned i = 0; i <= src->end; i++) {
 		n->slot[i] = dup_node(src->slot[i], n, i);
 		if (!n->slot[i]) {
-			mt_free_subtree(n);	/* frees the children copied so far */
+			mt_free_subtree(n); /* frees the children copied so far */
 			return NULL;
 		}
 	}

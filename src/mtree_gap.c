@@ -59,18 +59,16 @@ static int gap_find(const struct mtree *mt, struct gap_query *q, uint64_t *start
 	return 0;
 }
 
-int mt_gap_lowest(const struct mtree *mt, uint64_t lo, uint64_t hi, uint64_t size,
-		  uint64_t *start)
+int mt_gap_lowest(const struct mtree *mt, uint64_t lo, uint64_t hi, uint64_t size, uint64_t *start)
 {
-	struct gap_query q = { .lo = lo, .hi = hi, .size = size, .highest = false };
+	struct gap_query q = {.lo = lo, .hi = hi, .size = size, .highest = false};
 
 	return gap_find(mt, &q, start);
 }
 
-int mt_gap_highest(const struct mtree *mt, uint64_t lo, uint64_t hi, uint64_t size,
-		   uint64_t *start)
+int mt_gap_highest(const struct mtree *mt, uint64_t lo, uint64_t hi, uint64_t size, uint64_t *start)
 {
-	struct gap_query q = { .lo = lo, .hi = hi, .size = size, .highest = true };
+	struct gap_query q = {.lo = lo, .hi = hi, .size = size, .highest = true};
 
 	return gap_find(mt, &q, start);
 }

@@ -56,13 +56,14 @@ bool mt_check_dup(const struct mtree *src, const struct mtree *dup)
 {
 	if (mt_equal(src, dup))
 		return true;
-	return check_fail(CK_MT_DUP_MISMATCH, "duplicate (%" PRIu64 " nodes, height %u) differs "
+	return check_fail(CK_MT_DUP_MISMATCH,
+			  "duplicate (%" PRIu64 " nodes, height %u) differs "
 			  "from its source (%" PRIu64 " nodes, height %u)",
 			  mt_count_nodes(dup), dup->height, mt_count_nodes(src), src->height);
 }
 
-bool mt_check_unchanged(const struct mtree *mt, const struct mt_snapshot *before,
-			enum check_id id, const char *what)
+bool mt_check_unchanged(const struct mtree *mt, const struct mt_snapshot *before, enum check_id id,
+			const char *what)
 {
 	struct mt_snapshot now;
 	bool same;

@@ -13,9 +13,9 @@
 struct vstate {
 	const struct mtree *mt;
 	bool ok;
-	bool prev_empty;	/* the previous range in index order was empty */
+	bool prev_empty; /* the previous range in index order was empty */
 	bool any_entry;
-	unsigned leaf_depth;	/* 0 until the first leaf is seen */
+	unsigned leaf_depth; /* 0 until the first leaf is seen */
 };
 
 #define VFAIL(vs, id, ...) ((vs)->ok = check_fail(CK_##id, __VA_ARGS__))
@@ -32,8 +32,7 @@ static uint64_t validate_node(struct vstate *vs, const struct mt_node *n, uint64
 		return 0;
 	}
 	if (end >= MT_SLOTS) {
-		VFAIL(vs, MT_OCCUPANCY, "node %p end %u beyond %d slots", (void *)n, end,
-		      MT_SLOTS);
+		VFAIL(vs, MT_OCCUPANCY, "node %p end %u beyond %d slots", (void *)n, end, MT_SLOTS);
 		return 0;
 	}
 	if (n->parent && end + 1 < MT_MIN_SLOTS)
@@ -45,12 +44,13 @@ static uint64_t validate_node(struct vstate *vs, const struct mt_node *n, uint64
 	for (unsigned i = 0; i < end; i++) {
 		if (n->pivot[i] < min || n->pivot[i] >= max)
 			VFAIL(vs, MT_PIVOT_RANGE,
-			      "node %p pivot[%u] = %#" PRIx64 " outside [%#" PRIx64 ", %#" PRIx64 ")",
+			      "node %p pivot[%u] = %#" PRIx64 " outside [%#" PRIx64 ", %#" PRIx64
+			      ")",
 			      (void *)n, i, n->pivot[i], min, max);
 		if (i && n->pivot[i] <= n->pivot[i - 1])
 			VFAIL(vs, MT_PIVOT_ORDER,
-			      "node %p pivot[%u] = %#" PRIx64 " <= pivot[%u] = %#" PRIx64, (void *)n,
-			      i, n->pivot[i], i - 1, n->pivot[i - 1]);
+			      "node %p pivot[%u] = %#" PRIx64 " <= pivot[%u] = %#" PRIx64,
+			      (void *)n, i, n->pivot[i], i - 1, n->pivot[i - 1]);
 	}
 	for (unsigned i = end + 1; i < MT_SLOTS; i++)
 		if (n->slot[i] || n->gap[i])
@@ -88,8 +88,8 @@ static uint64_t validate_node(struct vstate *vs, const struct mt_node *n, uint64
 				vs->any_entry = true;
 				if (mt_is_reserved(e) && !mt_is_zero(e))
 					VFAIL(vs, MT_INTERNAL_ENTRY,
-					      "leaf %p slot %u holds reserved value %p", (void *)n, i,
-					      e);
+					      "leaf %p slot %u holds reserved value %p", (void *)n,
+					      i, e);
 			}
 			vs->prev_empty = !e;
 		}
@@ -114,7 +114,8 @@ static uint64_t validate_node(struct vstate *vs, const struct mt_node *n, uint64
 		g = validate_node(vs, c, smin, smax, depth + 1);
 		if (n->gap[i] != g)
 			VFAIL(vs, MT_GAP,
-			      "node %p gap[%u] = %#" PRIx64 ", child's largest empty range is %#" PRIx64,
+			      "node %p gap[%u] = %#" PRIx64
+			      ", child's largest empty range is %#" PRIx64,
 			      (void *)n, i, n->gap[i], g);
 		if (g > best)
 			best = g;
@@ -124,7 +125,7 @@ static uint64_t validate_node(struct vstate *vs, const struct mt_node *n, uint64
 
 bool mt_validate(const struct mtree *mt)
 {
-	struct vstate vs = { .mt = mt, .ok = true };
+	struct vstate vs = {.mt = mt, .ok = true};
 
 	if (!mt->root) {
 		if (mt->height)

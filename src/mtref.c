@@ -43,18 +43,18 @@ void mtref_store(struct mtref *r, uint64_t first, uint64_t last, void *entry)
 		hi++;
 	/* [lo, hi) overlap [first, last]: keep their outside parts, add entry */
 	if (lo < hi && r->v[lo].first < first)
-		repl[k++] = (struct mtref_range){ r->v[lo].first, first - 1, r->v[lo].entry };
+		repl[k++] = (struct mtref_range){r->v[lo].first, first - 1, r->v[lo].entry};
 	if (entry)
-		repl[k++] = (struct mtref_range){ first, last, entry };
+		repl[k++] = (struct mtref_range){first, last, entry};
 	if (lo < hi && r->v[hi - 1].last > last)
-		repl[k++] = (struct mtref_range){ last + 1, r->v[hi - 1].last, r->v[hi - 1].entry };
+		repl[k++] = (struct mtref_range){last + 1, r->v[hi - 1].last, r->v[hi - 1].entry};
 	while (r->n - (hi - lo) + k > r->cap) {
 		r->cap = r->cap ? 2 * r->cap : 16;
 		r->v = realloc(r->v, r->cap * sizeof(*r->v));
 		MODEL_ASSERT(r->v != NULL);
 	}
 	if (!k && lo == hi)
-		return;	/* erased nothing */
+		return; /* erased nothing */
 	memmove(&r->v[lo + k], &r->v[hi], (r->n - hi) * sizeof(*r->v));
 	memcpy(&r->v[lo], repl, k * sizeof(*repl));
 	r->n = r->n - (hi - lo) + k;
@@ -85,7 +85,7 @@ bool mtref_gap(const struct mtref *r, uint64_t lo, uint64_t hi, uint64_t size, b
 	       uint64_t *start)
 {
 	bool found = false;
-	uint64_t next = 0;	/* first index not yet known to be mapped */
+	uint64_t next = 0; /* first index not yet known to be mapped */
 	bool more = true;
 
 	if (!size || lo > hi)
@@ -95,8 +95,8 @@ bool mtref_gap(const struct mtref *r, uint64_t lo, uint64_t hi, uint64_t size, b
 		uint64_t s;
 
 		if (i < r->n) {
-			if (r->v[i].first > next && try_gap(next, r->v[i].first - 1, lo, hi, size,
-							    highest, &s)) {
+			if (r->v[i].first > next &&
+			    try_gap(next, r->v[i].first - 1, lo, hi, size, highest, &s)) {
 				*start = s;
 				found = true;
 				if (!highest)
@@ -155,14 +155,14 @@ bool mtref_check_gap(const struct mtref *r, const struct mtree *mt, uint64_t lo,
 {
 	uint64_t want = 0, got = 0;
 	bool found = mtref_gap(r, lo, hi, size, highest, &want);
-	int err = highest ? mt_gap_highest(mt, lo, hi, size, &got) :
-			    mt_gap_lowest(mt, lo, hi, size, &got);
+	int err = highest ? mt_gap_highest(mt, lo, hi, size, &got)
+			  : mt_gap_lowest(mt, lo, hi, size, &got);
 
 	if (found ? err == 0 && got == want : err != 0)
 		return true;
 	return check_fail(CK_MT_GAP_SEARCH,
-			  "%s gap of %#" PRIx64 " in [%#" PRIx64 ", %#" PRIx64 "]: tree says %s%#" PRIx64
-			  ", brute force %s%#" PRIx64,
+			  "%s gap of %#" PRIx64 " in [%#" PRIx64 ", %#" PRIx64
+			  "]: tree says %s%#" PRIx64 ", brute force %s%#" PRIx64,
 			  highest ? "highest" : "lowest", size, lo, hi, err ? "none " : "", got,
 			  found ? "" : "none ", want);
 }
@@ -194,7 +194,7 @@ static bool same(const struct mtref_range *x, const void *e, const struct mt_ran
 bool mtref_check_find(const struct mtref *r, const struct mtree *mt, uint64_t index)
 {
 	const struct mtref_range *n = ref_next(r, index), *p = ref_prev(r, index);
-	struct mt_range gn = { 0, 0 }, gp = { 0, 0 };
+	struct mt_range gn = {0, 0}, gp = {0, 0};
 	void *en = mt_find(mt, index, MT_MAX, &gn);
 	void *ep = mt_find_prev(mt, index, 0, &gp);
 
@@ -268,8 +268,8 @@ bool mtref_check_load(const struct mtref *r, const struct mtree *mt, uint64_t in
 	if (ew == eg && want.first == got.first && want.last == got.last)
 		return true;
 	return check_fail(CK_MT_REF_MISMATCH,
-			  "load %#" PRIx64 ": tree [%#" PRIx64 ", %#" PRIx64 "] -> %p, map [%#" PRIx64
-			  ", %#" PRIx64 "] -> %p",
+			  "load %#" PRIx64 ": tree [%#" PRIx64 ", %#" PRIx64
+			  "] -> %p, map [%#" PRIx64 ", %#" PRIx64 "] -> %p",
 			  index, got.first, got.last, eg, want.first, want.last, ew);
 }
 

@@ -12,34 +12,34 @@
 
 static int test_passed, test_failed;
 
-#define ASSERT(expr)                                                                  \
-	do {                                                                           \
-		if (!(expr)) {                                                         \
-			fprintf(stderr, "%s:%d: %s: assertion failed: %s\n", __FILE__, \
-				__LINE__, __func__, #expr);                            \
-			return false;                                                  \
-		}                                                                      \
+#define ASSERT(expr)                                                                               \
+	do {                                                                                       \
+		if (!(expr)) {                                                                     \
+			fprintf(stderr, "%s:%d: %s: assertion failed: %s\n", __FILE__, __LINE__,   \
+				__func__, #expr);                                                  \
+			return false;                                                              \
+		}                                                                                  \
 	} while (0)
 
-#define ASSERT_EQ(a, b)                                                               \
-	do {                                                                           \
-		unsigned long long a_ = (unsigned long long)(a);                       \
-		unsigned long long b_ = (unsigned long long)(b);                       \
-		if (a_ != b_) {                                                        \
-			fprintf(stderr, "%s:%d: %s: %s == %s failed: %#llx != %#llx\n",  \
-				__FILE__, __LINE__, __func__, #a, #b, a_, b_);         \
-			return false;                                                  \
-		}                                                                      \
+#define ASSERT_EQ(a, b)                                                                            \
+	do {                                                                                       \
+		unsigned long long a_ = (unsigned long long)(a);                                   \
+		unsigned long long b_ = (unsigned long long)(b);                                   \
+		if (a_ != b_) {                                                                    \
+			fprintf(stderr, "%s:%d: %s: %s == %s failed: %#llx != %#llx\n", __FILE__,  \
+				__LINE__, __func__, #a, #b, a_, b_);                               \
+			return false;                                                              \
+		}                                                                                  \
 	} while (0)
 
-#define TEST(fn)                                                                      \
-	do {                                                                           \
-		if (fn()) {                                                            \
-			test_passed++;                                                 \
-		} else {                                                               \
-			test_failed++;                                                 \
-			fprintf(stderr, "FAIL %s\n", #fn);                             \
-		}                                                                      \
+#define TEST(fn)                                                                                   \
+	do {                                                                                       \
+		if (fn()) {                                                                        \
+			test_passed++;                                                             \
+		} else {                                                                           \
+			test_failed++;                                                             \
+			fprintf(stderr, "FAIL %s\n", #fn);                                         \
+		}                                                                                  \
 	} while (0)
 
 static inline int test_summary(void)

@@ -46,7 +46,7 @@ static bool tree_ok(struct mtree *mt, struct mtref *ref)
 static bool test_store_random(void)
 {
 	for (uint64_t seed = 1; seed <= 6; seed++) {
-		struct prng p = { seed };
+		struct prng p = {seed};
 		struct mtree mt;
 		struct mtref ref;
 		uint64_t span = seed * 300;
@@ -156,7 +156,7 @@ static bool test_cursor_replace(void)
 /* Build a tree of roughly @entries entries with gaps, by ordinary stores. */
 static void build_tree(struct mtree *mt, struct mtref *ref, uint64_t entries, uint64_t seed)
 {
-	struct prng p = { seed };
+	struct prng p = {seed};
 	uint64_t at = prng_below(&p, 4);
 
 	mt_init(mt);
@@ -168,13 +168,13 @@ static void build_tree(struct mtree *mt, struct mtref *ref, uint64_t entries, ui
 		mt_store_range(mt, at, at + len - 1, val(i + 1));
 		if (ref)
 			mtref_store(ref, at, at + len - 1, val(i + 1));
-		at += len + prng_below(&p, 3);	/* 0: adjacent entries */
+		at += len + prng_below(&p, 3); /* 0: adjacent entries */
 	}
 }
 
 static bool test_dup_every_failure_point(void)
 {
-	static const uint64_t sizes[] = { 5, 60, 900, 3000 };	/* heights 1..4 */
+	static const uint64_t sizes[] = {5, 60, 900, 3000}; /* heights 1..4 */
 
 	for (unsigned s = 0; s < 4; s++) {
 		struct mtree src, dst;
@@ -219,7 +219,7 @@ static bool test_dup_every_failure_point(void)
 /* A store that must allocate leaves the tree as it was when it fails. */
 static bool test_store_failure_leaves_tree(void)
 {
-	struct prng p = { 99 };
+	struct prng p = {99};
 	struct mtree mt;
 	struct mtref ref;
 
@@ -255,7 +255,7 @@ static bool test_store_failure_leaves_tree(void)
 static bool test_gap_search_brute_force(void)
 {
 	for (uint64_t seed = 1; seed <= 5; seed++) {
-		struct prng p = { seed * 7 };
+		struct prng p = {seed * 7};
 		struct mtree mt;
 		struct mtref ref;
 
@@ -291,7 +291,7 @@ static bool test_gap_search_brute_force(void)
 
 static bool test_bulk_append(void)
 {
-	static const uint64_t counts[] = { 0, 1, 2, 7, 16, 17, 40, 241, 256, 257, 4097, 51221 };
+	static const uint64_t counts[] = {0, 1, 2, 7, 16, 17, 40, 241, 256, 257, 4097, 51221};
 
 	for (unsigned k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
 		struct mtree mt;
@@ -309,7 +309,7 @@ static bool test_bulk_append(void)
 			mtref_store(&ref, at, at + len - 1, val(i + 1));
 			at += len + (i % 4 == 0);
 		}
-		if (counts[k])	/* out of order */
+		if (counts[k]) /* out of order */
 			ASSERT_EQ(mt_bulk_append(&b, 0, 0, val(1)), -EINVAL);
 		mt_bulk_end(&b);
 		ASSERT(tree_ok(&mt, &ref));
@@ -424,7 +424,7 @@ static bool test_validate_fires(void)
 	{
 		uint8_t end = leaf->end;
 
-		leaf->end = 2;	/* drops slots past 2, below MT_MIN_SLOTS */
+		leaf->end = 2; /* drops slots past 2, below MT_MIN_SLOTS */
 		ASSERT(fires(&mt, CK_MT_OCCUPANCY));
 		leaf->end = end;
 	}
@@ -477,7 +477,7 @@ static bool test_validate_fires(void)
 		ASSERT(fires(&one, CK_MT_EMPTY_ROOT));
 		mt_destroy(&one);
 	}
-	ASSERT(!fires(&mt, CK_MT_EMPTY_ROOT));	/* and a clean tree fires nothing */
+	ASSERT(!fires(&mt, CK_MT_EMPTY_ROOT)); /* and a clean tree fires nothing */
 	return true;
 }
 

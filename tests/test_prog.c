@@ -61,7 +61,7 @@ static bool round_trip(const struct fuzz_target *t, const uint8_t *data, size_t 
 
 static bool test_decode_total_and_round_trip(void)
 {
-	struct prng r = { 42 };
+	struct prng r = {42};
 	uint8_t buf[2048];
 
 	for (unsigned i = 0; fuzz_targets[i]; i++) {
@@ -88,7 +88,7 @@ static bool test_decode_total_and_round_trip(void)
 static bool test_locality(void)
 {
 	const struct fuzz_target *t = fuzz_targets[0];
-	struct prng r = { 7 };
+	struct prng r = {7};
 	uint8_t buf[2 + 20 * PROG_RECORD + 5];
 
 	for (int k = 0; k < 500; k++) {
@@ -121,8 +121,8 @@ static bool test_range_spec_round_trip(void)
 		for (unsigned a = 0; a < 256; a += 5)
 			for (unsigned b = 0; b < 256; b += 3)
 				for (unsigned len = 0; len < 256; len += 51) {
-					uint8_t in[4] = { (uint8_t)mode, (uint8_t)a, (uint8_t)b,
-							  (uint8_t)len },
+					uint8_t in[4] = {(uint8_t)mode, (uint8_t)a, (uint8_t)b,
+							 (uint8_t)len},
 						out[4];
 					struct range_spec rs;
 
@@ -135,29 +135,29 @@ static bool test_range_spec_round_trip(void)
 
 struct bad_text {
 	const char *text;
-	const char *where;	/* expected "name:line:col:" */
-	const char *says;	/* expected part of the message */
+	const char *where; /* expected "name:line:col:" */
+	const char *says;  /* expected part of the message */
 };
 
 static bool test_parse_errors(void)
 {
 	static const struct bad_text bad[] = {
-		{ "stor mt0 @0:1 v1\n", "x:1:1:", "unknown operation 'stor'" },
-		{ "store mt0 @0:1\n", "x:1:11:", "takes 3 arguments" },
-		{ "store mt9 @0:1 v1\n", "x:1:7:", "expected mt<0..3>" },
-		{ "store mt0 @0x10000:1 v1\n", "x:1:11:", "0..0xffff" },
-		{ "store mt0 e1:1 v1\n", "x:1:11:", "offset" },
-		{ "store mt0 e1+0 v1\n", "x:1:11:", ":<len> or :end" },
-		{ "store mt0 e1+0:0 v1\n", "x:1:11:", "1..255 or end" },
-		{ "store mt0 q1:1 v1\n", "x:1:11:", "must start with" },
-		{ "\n\n  store mt0 @0:1 v1 extra\n", "x:3:21:", "unexpected 'extra'" },
-		{ "store mt0 @0:1 v1 fail_at=300\n", "x:1:19:", "fail_at takes" },
-		{ "target fuzz_other\n", "x:1:8:", "is for 'fuzz_other'" },
-		{ "config nonsense\n", "x:1:8:", "unknown config" },
-		{ "t7: load mt0 @0:1\n", "x:1:1:", "fiber" },
-		{ "sched 1 2 256\n", "x:1:11:", "schedule choice" },
-		{ "gap mt0 @0:1 n=3 middle\n", "x:1:18:", "not one of the choices" },
-		{ "t0:\n", "x:1:1:", "expected an operation" },
+	    {"stor mt0 @0:1 v1\n", "x:1:1:", "unknown operation 'stor'"},
+	    {"store mt0 @0:1\n", "x:1:11:", "takes 3 arguments"},
+	    {"store mt9 @0:1 v1\n", "x:1:7:", "expected mt<0..3>"},
+	    {"store mt0 @0x10000:1 v1\n", "x:1:11:", "0..0xffff"},
+	    {"store mt0 e1:1 v1\n", "x:1:11:", "offset"},
+	    {"store mt0 e1+0 v1\n", "x:1:11:", ":<len> or :end"},
+	    {"store mt0 e1+0:0 v1\n", "x:1:11:", "1..255 or end"},
+	    {"store mt0 q1:1 v1\n", "x:1:11:", "must start with"},
+	    {"\n\n  store mt0 @0:1 v1 extra\n", "x:3:21:", "unexpected 'extra'"},
+	    {"store mt0 @0:1 v1 fail_at=300\n", "x:1:19:", "fail_at takes"},
+	    {"target fuzz_other\n", "x:1:8:", "is for 'fuzz_other'"},
+	    {"config nonsense\n", "x:1:8:", "unknown config"},
+	    {"t7: load mt0 @0:1\n", "x:1:1:", "fiber"},
+	    {"sched 1 2 256\n", "x:1:11:", "schedule choice"},
+	    {"gap mt0 @0:1 n=3 middle\n", "x:1:18:", "not one of the choices"},
+	    {"t0:\n", "x:1:1:", "expected an operation"},
 	};
 	const struct fuzz_target *t = fuzz_target_find("fuzz_mtree");
 	char err[256];

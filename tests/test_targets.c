@@ -24,7 +24,7 @@ static bool replay_dir_txt(const struct fuzz_target *t, const char *dir, unsigne
 	struct dirent *e;
 
 	if (!d)
-		return true;	/* no regressions yet is fine */
+		return true; /* no regressions yet is fine */
 	while ((e = readdir(d))) {
 		char path[1024];
 		size_t size, len = strlen(e->d_name);
@@ -35,7 +35,7 @@ static bool replay_dir_txt(const struct fuzz_target *t, const char *dir, unsigne
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		data = load_input(t, path, &size, stderr);
 		ASSERT(data != NULL);
-		t->run(data, size);	/* a failure aborts with its report */
+		t->run(data, size); /* a failure aborts with its report */
 		free(data);
 		(*n)++;
 	}
@@ -70,10 +70,10 @@ static bool test_failure_report_is_readable(void)
 {
 	const struct fuzz_target *t = fuzz_target_find("fuzz_mtree");
 	const char *text = "target fuzz_mtree\nstore mt0 @0x10:4 v1\nload mt0 @0x10:1\n";
-	char report[8192] = { 0 };
+	char report[8192] = {0};
 	int fds[2], status;
 	size_t size, got = 0;
-	uint8_t *bin = compile_text(t, text, "inline", &(size_t){ strlen(text) }, stderr);
+	uint8_t *bin = compile_text(t, text, "inline", &(size_t){strlen(text)}, stderr);
 	pid_t pid;
 
 	ASSERT(bin != NULL);
@@ -89,7 +89,7 @@ static bool test_failure_report_is_readable(void)
 		exec_begin(&x, t->desc, bin, size, dump_marker, "of the model");
 		x.step = 1;
 		check_fail(CK_MT_GAP, "made up for the test");
-		_exit(0);	/* not reached */
+		_exit(0); /* not reached */
 	}
 	close(fds[1]);
 	for (ssize_t r; (r = read(fds[0], report + got, sizeof(report) - 1 - got)) > 0;)
@@ -100,7 +100,8 @@ static bool test_failure_report_is_readable(void)
 	ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
 	ASSERT(!strncmp(report, "vmafuzz: invariant MT_GAP failed: made up for the test\n", 55));
 	ASSERT(strstr(report, "--- program (fuzz_mtree), step 1 of 2 ---"));
-	ASSERT(strstr(report, "store mt0 @0x10:4 v1\nload mt0 @0x10:1    # <== step 1 failed here"));
+	ASSERT(
+	    strstr(report, "store mt0 @0x10:4 v1\nload mt0 @0x10:1    # <== step 1 failed here"));
 	ASSERT(strstr(report, "--- state ---\nSTATE of the model\n"));
 	return true;
 }

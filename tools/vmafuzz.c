@@ -156,8 +156,8 @@ static int cmd_ops(int argc, char **argv)
 /* ---- print, compile ----------------------------------------------------- */
 
 /* Parse "[--target T] ARGS..." leaving the rest in argv order. */
-static const struct fuzz_target *take_target_option(const struct command *c, int *argc,
-						    char **argv, bool *bad)
+static const struct fuzz_target *take_target_option(const struct command *c, int *argc, char **argv,
+						    bool *bad)
 {
 	const struct fuzz_target *t = NULL;
 
@@ -201,8 +201,10 @@ static int cmd_print(int argc, char **argv)
 	if (!t)
 		t = target_from_path(argv[1]);
 	if (!t) {
-		fprintf(stderr, "vmafuzz print: cannot tell which target %s is for; "
-			"use --target (see 'vmafuzz list')\n", argv[1]);
+		fprintf(stderr,
+			"vmafuzz print: cannot tell which target %s is for; "
+			"use --target (see 'vmafuzz list')\n",
+			argv[1]);
 		return 2;
 	}
 	data = load_input(t, argv[1], &size, stderr);
@@ -252,8 +254,10 @@ static int cmd_compile(int argc, char **argv)
 	if (!t)
 		t = target_from_path(in);
 	if (!t) {
-		fprintf(stderr, "vmafuzz compile: %s names no target; add a line "
-			"'target NAME' or use --target\n", in);
+		fprintf(stderr,
+			"vmafuzz compile: %s names no target; add a line "
+			"'target NAME' or use --target\n",
+			in);
 		free(text);
 		return 2;
 	}
@@ -345,26 +349,26 @@ static int cmd_bench(int argc, char **argv)
 /* ---- main --------------------------------------------------------------- */
 
 static const struct command commands[] = {
-	{ "list", "list", "List the fuzz targets.", cmd_list },
-	{ "ops", "ops TARGET", "Describe the operations of TARGET's programs and their arguments.",
-	  cmd_ops },
-	{ "print", "print [--target T] FILE",
-	  "Decode FILE (a fuzz input, crash or seed) and print it as a text program.\n"
-	  "The target is taken from --target or from a path component naming one.",
-	  cmd_print },
-	{ "compile", "compile [--target T] FILE.txt -o OUT",
-	  "Compile a text program into the bytes a fuzz target reads ('-o -': stdout).\n"
-	  "The target is taken from --target, the program's 'target' line, or the path.\n"
-	  "Errors name the file, line and column.",
-	  cmd_compile },
-	{ "replay", "replay [--in-process] [-v] TARGET FILE|DIR...",
-	  "Run inputs through TARGET without a fuzzing engine (.txt files are compiled\n"
-	  "first). Uses the sanitized driver replay/TARGET beside this binary when it\n"
-	  "exists, else runs in this process (--in-process forces that). A failing input\n"
-	  "aborts with its report.",
-	  cmd_replay },
-	{ "bench", "bench [NAME [--csv]]", "Run a benchmark; without NAME, list them.", cmd_bench },
-	{ NULL, NULL, NULL, NULL },
+    {"list", "list", "List the fuzz targets.", cmd_list},
+    {"ops", "ops TARGET", "Describe the operations of TARGET's programs and their arguments.",
+     cmd_ops},
+    {"print", "print [--target T] FILE",
+     "Decode FILE (a fuzz input, crash or seed) and print it as a text program.\n"
+     "The target is taken from --target or from a path component naming one.",
+     cmd_print},
+    {"compile", "compile [--target T] FILE.txt -o OUT",
+     "Compile a text program into the bytes a fuzz target reads ('-o -': stdout).\n"
+     "The target is taken from --target, the program's 'target' line, or the path.\n"
+     "Errors name the file, line and column.",
+     cmd_compile},
+    {"replay", "replay [--in-process] [-v] TARGET FILE|DIR...",
+     "Run inputs through TARGET without a fuzzing engine (.txt files are compiled\n"
+     "first). Uses the sanitized driver replay/TARGET beside this binary when it\n"
+     "exists, else runs in this process (--in-process forces that). A failing input\n"
+     "aborts with its report.",
+     cmd_replay},
+    {"bench", "bench [NAME [--csv]]", "Run a benchmark; without NAME, list them.", cmd_bench},
+    {NULL, NULL, NULL, NULL},
 };
 
 static const struct command *command_find(const char *name)
@@ -401,8 +405,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* bench NAME --help is the benchmark's own business */
-	if (wants_help(strcmp(c->name, "bench") ? argc - 1 : (argc > 2 ? 1 : argc - 1),
-		       argv + 1)) {
+	if (wants_help(strcmp(c->name, "bench") ? argc - 1 : (argc > 2 ? 1 : argc - 1), argv + 1)) {
 		print_help(c);
 		return 0;
 	}

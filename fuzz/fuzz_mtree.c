@@ -172,27 +172,37 @@ static void write_op(struct mtree_state *s, const struct prog_op *op, unsigned t
 	exec_arm(op);
 	err = mt_store_range(&s->mt[t], first, last, entry);
 	fired = exec_disarm();
-	if (fired) {
-		if (err != -ENOMEM)
-			check_fail(CK_MT_OP_RESULT,
-				   "store [%#" PRIx64 ", %#" PRIx64 "] returned %d "
-				   "after its allocation failed",
-				   first, last, err);
-		mt_check_unchanged(&s->mt[t], &before, CK_MT_FAILED_WRITE_CHANGED,
-				   "a store that failed");
-	} else if (err) {
-		check_fail(CK_MT_OP_RESULT, "store [%#" PRIx64 ", %#" PRIx64 "] returned %d", first,
-			   last, err);
-	} else {
+	mt_check_write(&s->mt[t], &before, err, fired, 0, entry ? "store" : "erase");
+	if (!fired)
 		mtref_store(&s->ref[t], first, last, entry);
-	}
+	mt_snapshot_free(&before);
+}
+
+static void op_erase_at(struct mtree_state *s, const struct prog_op *op, unsigned t, uint64_t index)
+{
+	struct mt_range r;
+	void *want = mtref_range_of(&s->ref[t], index, &r), *old = NULL;
+	struct mt_snapshot before;
+	bool fired;
+	int err;
+
+	mt_snapshot_take(&s->mt[t], &before);
+	exec_arm(op);
+	err = mt_erase(&s->mt[t], index, &old);
+	fired = exec_disarm();
+	mt_check_write(&s->mt[t], &before, err, fired, 0, "erase_at");
+	if (old != want)
+		check_fail(CK_MT_OP_RESULT, "erase at %#" PRIx64 " found %p, the map holds %p",
+			   index, old, want);
+	if (!fired && want)
+		mtref_store(&s->ref[t], r.first, r.last, NULL);
 	mt_snapshot_free(&before);
 }
 
 static void op_dup(struct mtree_state *s, const struct prog_op *op)
 {
 	unsigned src = op->arg[0], dst = op->arg[1];
-	struct mt_snapshot before;
+	struct mt_snapshot before, empty;
 	bool fired;
 	int err;
 
@@ -200,21 +210,19 @@ static void op_dup(struct mtree_state *s, const struct prog_op *op)
 		dst = (dst + 1) % NTREES;
 	tree_clear(s, dst);
 	mt_snapshot_take(&s->mt[src], &before);
+	mt_snapshot_take(&s->mt[dst], &empty);
 	exec_arm(op);
 	err = mt_dup(&s->mt[src], &s->mt[dst]);
 	fired = exec_disarm();
 	mt_check_unchanged(&s->mt[src], &before, CK_MT_DUP_SOURCE_CHANGED, "dup");
-	mt_snapshot_free(&before);
-	if (fired) {
-		if (err != -ENOMEM || !mt_empty(&s->mt[dst]))
-			check_fail(CK_MT_OP_RESULT, "failed dup returned %d and %s its destination",
-				   err, mt_empty(&s->mt[dst]) ? "emptied" : "did not empty");
-		return;
+	/* a failed dup leaves the destination empty */
+	mt_check_write(&s->mt[dst], &empty, err, fired, 0, "dup");
+	if (!fired) {
+		mt_check_dup(&s->mt[src], &s->mt[dst]);
+		mtref_copy(&s->ref[dst], &s->ref[src]);
 	}
-	if (err)
-		check_fail(CK_MT_OP_RESULT, "dup returned %d", err);
-	mt_check_dup(&s->mt[src], &s->mt[dst]);
-	mtref_copy(&s->ref[dst], &s->ref[src]);
+	mt_snapshot_free(&before);
+	mt_snapshot_free(&empty);
 }
 
 /* Append n entries of the range's length from its start, gaps every third. */
@@ -252,7 +260,6 @@ static void run_op(struct mtree_state *s, const struct prog_op *op)
 {
 	unsigned t = op->arg[0];
 	uint64_t first = 0, last = 0;
-	void *old;
 
 	if (mtree_ops[op->code].nfields >= 2 && mtree_ops[op->code].fields[1].kind == FK_RANGE)
 		resolve(&s->ref[t], &op->arg[1], &first, &last);
@@ -264,30 +271,9 @@ static void run_op(struct mtree_state *s, const struct prog_op *op)
 	case OP_ERASE:
 		write_op(s, op, t, first, last, NULL);
 		break;
-	case OP_ERASE_AT: {
-		struct mt_range r;
-		void *want = mtref_range_of(&s->ref[t], first, &r);
-		struct mt_snapshot before;
-		int err;
-
-		mt_snapshot_take(&s->mt[t], &before);
-		exec_arm(op);
-		err = mt_erase(&s->mt[t], first, &old);
-		if (exec_disarm()) {
-			mt_check_unchanged(&s->mt[t], &before, CK_MT_FAILED_WRITE_CHANGED,
-					   "an erase that failed");
-		} else {
-			if (err || old != want)
-				check_fail(CK_MT_OP_RESULT,
-					   "erase at %#" PRIx64 " returned %d, %p; "
-					   "map holds %p",
-					   first, err, old, want);
-			if (want)
-				mtref_store(&s->ref[t], r.first, r.last, NULL);
-		}
-		mt_snapshot_free(&before);
+	case OP_ERASE_AT:
+		op_erase_at(s, op, t, first);
 		break;
-	}
 	case OP_LOAD:
 		mtref_check_load(&s->ref[t], &s->mt[t], first);
 		break;

@@ -3,6 +3,7 @@
 
 #include "check.h"
 
+#include <errno.h>
 #include <inttypes.h>
 
 #include <stdlib.h>
@@ -74,4 +75,16 @@ bool mt_check_unchanged(const struct mtree *mt, const struct mt_snapshot *before
 	if (same)
 		return true;
 	return check_fail(id, "%s changed the tree", what);
+}
+
+bool mt_check_write(const struct mtree *mt, const struct mt_snapshot *before, int err,
+		    bool alloc_failed, int want, const char *what)
+{
+	if (!alloc_failed)
+		return err == want ||
+		       check_fail(CK_MT_OP_RESULT, "%s returned %d, expected %d", what, err, want);
+	if (err != -ENOMEM)
+		return check_fail(CK_MT_OP_RESULT, "%s returned %d after its allocation failed",
+				  what, err);
+	return mt_check_unchanged(mt, before, CK_MT_FAILED_WRITE_CHANGED, what);
 }

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Entries are tagged integers: never NULL, never reserved. */
 static void *val(uint64_t k)
@@ -508,6 +509,10 @@ static bool test_oracle_checks_fire(void)
 	ASSERT_EQ(check_count(CK_MEM_LIVE_MISMATCH), 1);
 	ASSERT(!mem_check_empty());
 	ASSERT(check_count(CK_MEM_LEAK_AT_END) > 0);
+	ASSERT(!mtref_check_load(&other, &mt, 3));
+	ASSERT_EQ(check_count(CK_MT_REF_MISMATCH), 2);
+	ASSERT(!mtref_check_walk(&other, &mt, 0, MT_MAX));
+	ASSERT_EQ(check_count(CK_MT_WALK), 2);
 	check_set_mode(CHECK_ABORT);
 	check_clear();
 
@@ -525,6 +530,80 @@ static bool test_oracle_checks_fire(void)
 	return true;
 }
 
+/* The outcome checks of writes and dups fire on outcomes made up to be wrong. */
+static bool test_outcome_checks_fire(void)
+{
+	struct mtree a, b;
+	struct mt_snapshot snap;
+
+	build_tree(&a, NULL, 50, 8);
+	build_tree(&b, NULL, 50, 9);
+	mt_snapshot_take(&a, &snap);
+	check_set_mode(CHECK_COLLECT);
+	check_clear();
+	ASSERT(mt_check_write(&a, &snap, 0, false, 0, "ok"));
+	ASSERT(mt_check_write(&a, &snap, -ENOMEM, true, 0, "ok"));
+	ASSERT_EQ(check_total(), 0);
+	ASSERT(!mt_check_write(&a, &snap, -ENOMEM, false, 0, "store"));
+	ASSERT(!mt_check_write(&a, &snap, 0, true, 0, "store"));
+	ASSERT_EQ(check_count(CK_MT_OP_RESULT), 2);
+	ASSERT(!mt_check_write(&b, &snap, -ENOMEM, true, 0, "store"));
+	ASSERT_EQ(check_count(CK_MT_FAILED_WRITE_CHANGED), 1);
+	ASSERT(mt_check_dup(&a, &a));
+	ASSERT(!mt_check_dup(&a, &b));
+	ASSERT_EQ(check_count(CK_MT_DUP_MISMATCH), 1);
+	ASSERT(!mt_check_unchanged(&b, &snap, CK_MT_DUP_SOURCE_CHANGED, "dup"));
+	ASSERT_EQ(check_count(CK_MT_DUP_SOURCE_CHANGED), 1);
+	check_set_mode(CHECK_ABORT);
+	check_clear();
+	mt_snapshot_free(&snap);
+	mt_destroy(&a);
+	mt_destroy(&b);
+	return true;
+}
+
+/* Every identifier of the tree and memory families has a test above that
+ * makes it fire; this keeps the list and the catalogue in step. */
+static bool test_every_check_is_covered(void)
+{
+	static const enum check_id covered[] = {
+	    CK_MT_PIVOT_ORDER,
+	    CK_MT_PIVOT_RANGE,
+	    CK_MT_SLOT_UNUSED,
+	    CK_MT_PARENT_LINK,
+	    CK_MT_PARENT_SLOT,
+	    CK_MT_LEAF_DEPTH,
+	    CK_MT_OCCUPANCY,
+	    CK_MT_GAP,
+	    CK_MT_ADJACENT_EMPTY,
+	    CK_MT_CHILD_NULL,
+	    CK_MT_EMPTY_ROOT,
+	    CK_MT_INTERNAL_ENTRY,
+	    CK_MT_REF_MISMATCH,
+	    CK_MT_DUP_MISMATCH,
+	    CK_MT_DUP_SOURCE_CHANGED,
+	    CK_MT_GAP_SEARCH,
+	    CK_MT_WALK,
+	    CK_MT_OP_RESULT,
+	    CK_MT_FAILED_WRITE_CHANGED,
+	    CK_MEM_LIVE_MISMATCH,
+	    CK_MEM_LEAK_AT_END,
+	};
+
+	for (unsigned id = 0; id < CK_NR; id++) {
+		bool found = false;
+
+		for (unsigned i = 0; i < sizeof(covered) / sizeof(covered[0]); i++)
+			found |= covered[i] == id;
+		if (!found &&
+		    (!strncmp(check_name(id), "MT_", 3) || !strncmp(check_name(id), "MEM_", 4))) {
+			fprintf(stderr, "%s has no test that makes it fire\n", check_name(id));
+			return false;
+		}
+	}
+	return true;
+}
+
 int main(void)
 {
 	TEST(test_store_random);
@@ -538,5 +617,7 @@ int main(void)
 	TEST(test_bulk_failure_points);
 	TEST(test_validate_fires);
 	TEST(test_oracle_checks_fire);
+	TEST(test_outcome_checks_fire);
+	TEST(test_every_check_is_covered);
 	return test_summary();
 }

@@ -4,14 +4,8 @@
 # every seed program. Run by ./build.sh test with OUT and ROOT set.
 set -u
 cd "$ROOT"
+. tests/shlib
 V="$OUT/vmafuzz"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # expect STATUS PATTERN CMD...: exit status and a pattern in stdout+stderr
 expect() {
@@ -78,5 +72,4 @@ expect 0 'inputs replayed, none failed' "$V" replay --in-process fuzz_mtree corp
 expect 0 'usage' "$OUT/replay/fuzz_mtree" --help
 expect 2 'usage' "$OUT/replay/fuzz_mtree"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -5,12 +5,7 @@
 # each target running 4 inputs. Run by ./build.sh test with OUT and ROOT set.
 set -u
 cd "$ROOT"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/shlib
 
 targets=$(for f in fuzz/fuzz_*.c; do basename "$f" .c; done)
 
@@ -67,5 +62,4 @@ for t in $targets; do
 	rm -rf "$T/in"
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -3,6 +3,8 @@
 
 #include "alloc.h"
 #include "check.h"
+#include "sched.h"
+#include "sync.h"
 
 #include <string.h>
 
@@ -12,14 +14,42 @@ extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__
 
 static struct exec *current;
 
+/* The step that failed: the running fiber's, else the one run outside fibers. */
+static int failing_step(const struct exec *x)
+{
+	if (x->sched && sched_in_fiber()) {
+		unsigned id = sched_self()->id;
+
+		return id < PROG_MAX_FIBERS ? x->fiber_step[id] : -1;
+	}
+	return x->step;
+}
+
 void exec_report(FILE *out, struct exec *x)
 {
+	int step = failing_step(x);
+
 	fprintf(out, "--- program (%s), ", x->desc->target);
-	if (x->step < 0)
-		fprintf(out, "before the first step ---\n");
+	if (step < 0)
+		fprintf(out, "outside any step ---\n");
 	else
-		fprintf(out, "step %d of %u ---\n", x->step, x->prog.nops);
-	prog_print(out, x->desc, &x->prog, x->step);
+		fprintf(out, "step %d of %u%s ---\n", step, x->prog.nops,
+			x->sched && sched_in_fiber() ? ", on the fiber that failed" : "");
+	prog_print(out, x->desc, &x->prog, step);
+	if (x->sched) {
+		fprintf(out, "--- threads ---\n");
+		for (unsigned i = 0; i < x->sched->nfibers; i++) {
+			int s = x->fiber_step[i];
+
+			fprintf(out, "  t%u %s", i, s < 0 ? "has no step running" : "at step");
+			if (s >= 0) {
+				fprintf(out, " %d: ", s);
+				prog_print_op(out, x->desc, &x->prog.ops[s]);
+			}
+			fputc('\n', out);
+		}
+		sched_dump(out, x->sched);
+	}
 	if (x->dump_state) {
 		fprintf(out, "--- state ---\n");
 		x->dump_state(out, x->state);
@@ -55,6 +85,54 @@ void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, 
 		__sanitizer_set_death_callback(death_hook);
 		death_installed = true;
 	}
+}
+
+struct fiber_arg {
+	struct exec *x;
+	unsigned id;
+};
+
+static void fiber_main(void *arg)
+{
+	struct fiber_arg *fa = arg;
+	struct exec *x = fa->x;
+
+	for (unsigned i = 0; i < x->prog.nops; i++) {
+		if (x->prog.ops[i].fiber != fa->id)
+			continue;
+		x->fiber_step[fa->id] = (int)i;
+		x->op_fn(x->state, &x->prog.ops[i]);
+		x->check_fn(x->state);
+	}
+	x->fiber_step[fa->id] = -1;
+}
+
+void exec_run(struct exec *x, exec_op_fn op_fn, exec_check_fn check_fn)
+{
+	struct fiber_arg args[PROG_MAX_FIBERS];
+	static struct sched s; /* holds fiber contexts; one program at a time */
+	bool used[PROG_MAX_FIBERS] = {false};
+
+	x->op_fn = op_fn;
+	x->check_fn = check_fn;
+	for (unsigned i = 0; i < x->prog.nops; i++)
+		used[x->prog.ops[i].fiber] = true;
+	sched_init(&s, x->prog.sched, x->prog.nsched);
+	for (unsigned id = 0; id < PROG_MAX_FIBERS; id++) {
+		x->fiber_step[id] = -1;
+		if (!used[id])
+			continue;
+		args[id] = (struct fiber_arg){x, id};
+		/* fiber ids follow thread numbers so reports agree with the program */
+		while (s.nfibers < id)
+			sched_spawn(&s, NULL, NULL);
+		sched_spawn(&s, fiber_main, &args[id]);
+	}
+	x->sched = &s;
+	sched_run(&s);
+	x->sched = NULL;
+	sched_destroy(&s);
+	rcu_barrier();
 }
 
 void exec_end(struct exec *x)

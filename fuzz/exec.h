@@ -12,17 +12,35 @@
 
 #include <stdio.h>
 
+struct sched;
+
+typedef void (*exec_op_fn)(void *state, const struct prog_op *op);
+typedef void (*exec_check_fn)(void *state);
+
 struct exec {
 	const struct prog_desc *desc;
 	struct prog prog;
-	int step; /* operation being run; -1 before the first */
+	int step; /* operation being run outside fibers; -1 before the first */
+	int fiber_step[PROG_MAX_FIBERS]; /* operation each fiber runs, -1: none */
+	struct sched *sched;		 /* while exec_run runs fibers */
 	void (*dump_state)(FILE *out, void *state);
 	void *state;
+	exec_op_fn op_fn;
+	exec_check_fn check_fn;
 };
 
 /* Decode @data and install the failure report; the caller runs the steps. */
 void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, size_t size,
 		void (*dump_state)(FILE *, void *), void *state);
+/*
+ * Run the program: one fiber per thread the program names (each runs its
+ * operations in order), interleaved by the program's schedule bytes. After
+ * every operation @check_fn checks every invariant; it runs at a moment
+ * when no other fiber is between two scheduling points, so the state it
+ * reads is never half-written. Ends with rcu_barrier().
+ */
+void exec_run(struct exec *x, exec_op_fn op_fn, exec_check_fn check_fn);
+
 /* Remove the failure report (the state is going away). */
 void exec_end(struct exec *x);
 

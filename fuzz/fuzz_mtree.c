@@ -8,20 +8,32 @@
  * then fail with -ENOMEM and leave its tree exactly as it was (libxml2's
  * api fuzzer checks its calls the same way).
  *
+ * Up to four threads (fibers, sched.h) run the operations, interleaved by
+ * the program's schedule bytes. Writers take the tree's lock for write and
+ * ordinary readers for read; rcu_walk readers take no lock at all, only
+ * rcu_read_lock, and walk the tree (in RCU mode) while writers change it.
+ * Every index such a reader sees must hold what the index held when the
+ * reader started or what a write during the walk put there, and every
+ * range that no write touched during the walk must be seen exactly once.
+ *
  * After every operation every tree is validated, compared with its map, and
- * the live tree nodes must be exactly the nodes reachable from the trees.
- * At the end all trees are destroyed and nothing may be left alive.
+ * the live tree nodes must be exactly the nodes reachable from the trees or
+ * waiting for an RCU grace period. At the end all trees are destroyed and
+ * nothing may be left alive.
  */
 #include "alloc.h"
 #include "check.h"
 #include "exec.h"
 #include "mem_check.h"
 #include "mtref.h"
+#include "mtref_rcu.h"
 #include "mtree.h"
+#include "sync.h"
 #include "target.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NTREES 4
@@ -29,6 +41,8 @@
 struct mtree_state {
 	struct mtree mt[NTREES];
 	struct mtref ref[NTREES];
+	struct rwsem lock[NTREES];
+	struct mtref_log log[NTREES]; /* what writers stored: the RCU readers' oracle */
 };
 
 enum {
@@ -42,6 +56,7 @@ enum {
 	OP_DUP,
 	OP_BULK,
 	OP_DESTROY,
+	OP_RCU_WALK,
 	OP_NR
 };
 
@@ -79,6 +94,10 @@ static const struct prog_opdesc mtree_ops[OP_NR] = {
 		 3,
 		 {F_TREE, F_RANGE, {FK_U8, "n=", 0, NULL}}},
     [OP_DESTROY] = {"destroy", "free every node of the tree", 1, {F_TREE}},
+    [OP_RCU_WALK] = {"rcu_walk",
+		     "walk the range under RCU alone, without the tree's lock",
+		     2,
+		     {F_TREE, F_RANGE}},
 };
 
 static const char *const mtree_config[] = {NULL};
@@ -88,7 +107,7 @@ static const struct prog_desc mtree_desc = {
     .nops = OP_NR,
     .ops = mtree_ops,
     .config_names = mtree_config,
-    .nfibers = 1,
+    .nfibers = PROG_MAX_FIBERS,
 };
 
 /* Entries are tagged values, never NULL and never reserved. */
@@ -154,10 +173,28 @@ static void resolve(const struct mtref *ref, const uint8_t *b, uint64_t *first, 
 	}
 }
 
+/* Every change of a tree's contents goes through these, map and log alike. */
+static void ref_store(struct mtree_state *s, unsigned t, uint64_t first, uint64_t last, void *entry)
+{
+	mtref_store(&s->ref[t], first, last, entry);
+	mtref_log_add(&s->log[t], first, last, entry);
+}
+
+static void ref_copy(struct mtree_state *s, unsigned dst, unsigned src)
+{
+	mtref_free(&s->ref[dst]);
+	for (size_t i = 0; i < s->ref[src].n; i++) {
+		const struct mtref_range *r = &s->ref[src].v[i];
+
+		ref_store(s, dst, r->first, r->last, r->entry);
+	}
+}
+
 static void tree_clear(struct mtree_state *s, unsigned t)
 {
 	mt_destroy(&s->mt[t]);
 	mtref_free(&s->ref[t]);
+	mtref_log_add(&s->log[t], 0, MT_MAX, NULL);
 }
 
 /* A write under fail_at: fails with -ENOMEM and changes nothing, or succeeds. */
@@ -174,7 +211,7 @@ static void write_op(struct mtree_state *s, const struct prog_op *op, unsigned t
 	fired = exec_disarm();
 	mt_check_write(&s->mt[t], &before, err, fired, 0, entry ? "store" : "erase");
 	if (!fired)
-		mtref_store(&s->ref[t], first, last, entry);
+		ref_store(s, t, first, last, entry);
 	mt_snapshot_free(&before);
 }
 
@@ -195,7 +232,7 @@ static void op_erase_at(struct mtree_state *s, const struct prog_op *op, unsigne
 		check_fail(CK_MT_OP_RESULT, "erase at %#" PRIx64 " found %p, the map holds %p",
 			   index, old, want);
 	if (!fired && want)
-		mtref_store(&s->ref[t], r.first, r.last, NULL);
+		ref_store(s, t, r.first, r.last, NULL);
 	mt_snapshot_free(&before);
 }
 
@@ -208,6 +245,9 @@ static void op_dup(struct mtree_state *s, const struct prog_op *op)
 
 	if (dst == src)
 		dst = (dst + 1) % NTREES;
+	/* two locks of one class: in tree order, the second nested */
+	down_write(&s->lock[src < dst ? src : dst]);
+	down_write_nested(&s->lock[src < dst ? dst : src], 1);
 	tree_clear(s, dst);
 	mt_snapshot_take(&s->mt[src], &before);
 	mt_snapshot_take(&s->mt[dst], &empty);
@@ -219,10 +259,12 @@ static void op_dup(struct mtree_state *s, const struct prog_op *op)
 	mt_check_write(&s->mt[dst], &empty, err, fired, 0, "dup");
 	if (!fired) {
 		mt_check_dup(&s->mt[src], &s->mt[dst]);
-		mtref_copy(&s->ref[dst], &s->ref[src]);
+		ref_copy(s, dst, src);
 	}
 	mt_snapshot_free(&before);
 	mt_snapshot_free(&empty);
+	up_write(&s->lock[src < dst ? dst : src]);
+	up_write(&s->lock[src < dst ? src : dst]);
 }
 
 /* Append n entries of the range's length from its start, gaps every third. */
@@ -244,7 +286,7 @@ static void op_bulk(struct mtree_state *s, const struct prog_op *op, uint64_t fi
 			err = mt_bulk_append(&b, at, at + len - 1, val(i));
 			if (err)
 				break; /* what came before stays */
-			mtref_store(&s->ref[t], at, at + len - 1, val(i));
+			ref_store(s, t, at, at + len - 1, val(i));
 			if (MT_MAX - at < step)
 				break;
 			at += step;
@@ -256,11 +298,49 @@ static void op_bulk(struct mtree_state *s, const struct prog_op *op, uint64_t fi
 		check_fail(CK_MT_OP_RESULT, "bulk append returned %d", err);
 }
 
-static void run_op(struct mtree_state *s, const struct prog_op *op)
+static bool rcu_visit(void *arg, const struct mt_range *r, void *e)
 {
+	return mtref_reader_saw(arg, r, e);
+}
+
+static void op_rcu_walk(struct mtree_state *s, const struct prog_op *op)
+{
+	unsigned t = op->arg[0];
+	struct mtref_reader rd;
+	uint64_t first, last;
+
+	rcu_read_lock();
+	resolve(&s->ref[t], &op->arg[1], &first, &last);
+	mtref_reader_begin(&rd, &s->ref[t], &s->log[t], t);
+	mt_rcu_walk(&s->mt[t], first, last, rcu_visit, &rd);
+	mtref_reader_end(&rd, first, last);
+	rcu_read_unlock();
+}
+
+static bool op_writes(unsigned code)
+{
+	return code == OP_STORE || code == OP_ERASE || code == OP_ERASE_AT || code == OP_BULK ||
+	       code == OP_DESTROY;
+}
+
+static void run_op(void *arg, const struct prog_op *op)
+{
+	struct mtree_state *s = arg;
 	unsigned t = op->arg[0];
 	uint64_t first = 0, last = 0;
 
+	if (op->code == OP_RCU_WALK) {
+		op_rcu_walk(s, op);
+		return;
+	}
+	if (op->code == OP_DUP) {
+		op_dup(s, op);
+		return;
+	}
+	if (op_writes(op->code))
+		down_write(&s->lock[t]);
+	else
+		down_read(&s->lock[t]);
 	if (mtree_ops[op->code].nfields >= 2 && mtree_ops[op->code].fields[1].kind == FK_RANGE)
 		resolve(&s->ref[t], &op->arg[1], &first, &last);
 
@@ -289,9 +369,6 @@ static void run_op(struct mtree_state *s, const struct prog_op *op)
 		mtref_check_gap(&s->ref[t], &s->mt[t], first, last, size, op->arg[6] == 1);
 		break;
 	}
-	case OP_DUP:
-		op_dup(s, op);
-		break;
 	case OP_BULK:
 		op_bulk(s, op, first, last);
 		break;
@@ -299,10 +376,15 @@ static void run_op(struct mtree_state *s, const struct prog_op *op)
 		tree_clear(s, t);
 		break;
 	}
+	if (op_writes(op->code))
+		up_write(&s->lock[t]);
+	else
+		up_read(&s->lock[t]);
 }
 
-static void check_all(struct mtree_state *s)
+static void check_all(void *arg)
 {
+	struct mtree_state *s = arg;
 	uint64_t nodes = 0;
 
 	for (unsigned t = 0; t < NTREES; t++) {
@@ -310,7 +392,8 @@ static void check_all(struct mtree_state *s)
 		mtref_matches(&s->ref[t], &s->mt[t]);
 		nodes += mt_count_nodes(&s->mt[t]);
 	}
-	mem_check_live(AK_MT_NODE, nodes);
+	/* replaced nodes an RCU reader may still see are alive too */
+	mem_check_live(AK_MT_NODE, nodes + rcu_pending(AK_MT_NODE));
 }
 
 static void dump_state(FILE *out, void *arg)
@@ -325,23 +408,24 @@ static void dump_state(FILE *out, void *arg)
 
 static int mtree_run(const uint8_t *data, size_t size)
 {
+	static const char *const lock_names[NTREES] = {"mt0 lock", "mt1 lock", "mt2 lock",
+						       "mt3 lock"};
 	struct mtree_state s;
 	struct exec x;
 
 	memset(&s, 0, sizeof(s));
 	for (unsigned t = 0; t < NTREES; t++) {
 		mt_init(&s.mt[t]);
+		mt_set_rcu(&s.mt[t], true);
 		mtref_init(&s.ref[t]);
+		rwsem_init(&s.lock[t], &lock_class_tree, lock_names[t]);
 	}
 	exec_begin(&x, &mtree_desc, data, size, dump_state, &s);
-	for (unsigned i = 0; i < x.prog.nops; i++) {
-		x.step = (int)i;
-		run_op(&s, &x.prog.ops[i]);
-		check_all(&s);
-	}
-	x.step = -1;
-	for (unsigned t = 0; t < NTREES; t++)
+	exec_run(&x, run_op, check_all);
+	for (unsigned t = 0; t < NTREES; t++) {
 		tree_clear(&s, t);
+		mtref_log_free(&s.log[t]);
+	}
 	mem_check_empty();
 	exec_end(&x);
 	return 0;
@@ -349,8 +433,8 @@ static int mtree_run(const uint8_t *data, size_t size)
 
 const struct fuzz_target fuzz_mtree_target = {
     .name = "fuzz_mtree",
-    .summary =
-	"range tree: store, erase, find, walk, gap search, dup, bulk against a reference map",
+    .summary = "range tree: store, erase, find, walks (also under RCU against writers), gap "
+	       "search, dup, bulk, against a reference map",
     .desc = &mtree_desc,
     .run = mtree_run,
 };

@@ -2,6 +2,7 @@
 #include "alloc.h"
 
 #include "check.h"
+#include "sched.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,6 @@ static struct alloc_stats stats;
 static struct alloc_hdr *live_head[AK_NR];
 static struct alloc_hdr *live_tail[AK_NR];
 
-static uint64_t fail_countdown; /* 0: disarmed */
-static uint64_t since_arm;
-static bool fail_fired;
-
 const char *alloc_kind_name(enum alloc_kind kind)
 {
 	return (unsigned)kind < AK_NR ? kind_names[kind] : "?";
@@ -38,10 +35,12 @@ void *model_alloc(enum alloc_kind kind, size_t size)
 {
 	struct alloc_hdr *h;
 
+	struct fiber *f = sched_self();
+
 	MODEL_ASSERT((unsigned)kind < AK_NR);
-	since_arm++;
-	if (fail_countdown && --fail_countdown == 0) {
-		fail_fired = true;
+	f->since_arm++;
+	if (f->fail_countdown && --f->fail_countdown == 0) {
+		f->fail_fired = true;
 		stats.failed[kind]++;
 		return NULL;
 	}
@@ -85,24 +84,26 @@ void model_free(enum alloc_kind kind, void *obj)
 
 void alloc_fail_arm(uint64_t n)
 {
-	fail_countdown = n;
-	since_arm = 0;
-	fail_fired = false;
+	struct fiber *f = sched_self();
+
+	f->fail_countdown = n;
+	f->since_arm = 0;
+	f->fail_fired = false;
 }
 
 void alloc_fail_disarm(void)
 {
-	fail_countdown = 0;
+	sched_self()->fail_countdown = 0;
 }
 
 bool alloc_fail_fired(void)
 {
-	return fail_fired;
+	return sched_self()->fail_fired;
 }
 
 uint64_t alloc_since_arm(void)
 {
-	return since_arm;
+	return sched_self()->since_arm;
 }
 
 const struct alloc_stats *alloc_stats(void)

@@ -53,7 +53,9 @@ void model_free(enum alloc_kind kind, void *obj);
 
 /*
  * Failure injection: after alloc_fail_arm(n) with n >= 1, the nth allocation
- * from now fails (exactly one). n == 0 disarms.
+ * from now by the same fiber (sched.h) fails, exactly one. n == 0 disarms.
+ * Each fiber arms its own, so an operation's fail_at never hits another
+ * fiber's allocation.
  */
 void alloc_fail_arm(uint64_t n);
 void alloc_fail_disarm(void);

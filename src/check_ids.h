@@ -26,6 +26,16 @@
 	X(MT_WALK, "cursor and find visit entries in order, each once")                            \
 	X(MT_OP_RESULT, "an operation returns what the reference says it must")                    \
 	X(MT_FAILED_WRITE_CHANGED, "a write that fails leaves the tree as it was")                 \
+	X(MT_RCU_TORN, "an RCU reader sees each index as before or after each write")   \
+	/* concurrency family (sched, sync) */                                          \
+	X(SCHED_DEADLOCK, "some fiber can always run while any is alive")               \
+	X(SCHED_STEP_LIMIT, "a program ends within SCHED_MAX_POINTS scheduling points") \
+	X(SYNC_LOCK_ORDER, "locks are taken in the declared class order")               \
+	X(SYNC_HELD_AT_EXIT, "a fiber ends holding no lock and outside RCU")            \
+	X(SYNC_SLEEP_IN_RCU, "no sleeping lock is taken inside an RCU read section")     \
+	X(SYNC_UNLOCK_NOT_HELD, "only a holder releases a lock")                        \
+	X(SYNC_RCU_UNBALANCED, "rcu_read_unlock matches an rcu_read_lock")              \
+	X(SYNC_VMA_LOCK, "VMA write locks need the mmap write lock; no reader holds a write-locked VMA") \
 	/* memory family */                                                                        \
 	X(MEM_LIVE_MISMATCH, "live objects of a kind equal objects reachable")                     \
 	X(MEM_LEAK_AT_END, "nothing is alive at the end of a program")

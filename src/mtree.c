@@ -13,6 +13,8 @@
 
 #include "alloc.h"
 #include "check.h"
+#include "sched.h"
+#include "sync.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -75,12 +77,38 @@ void mt_free_subtree(struct mt_node *n)
 	mt_node_free(n);
 }
 
+void mt_set_rcu(struct mtree *mt, bool on)
+{
+	mt->rcu = on;
+}
+
+static void node_free_cb(void *obj)
+{
+	mt_node_free(obj);
+}
+
+void mt_retire_subtree(struct mtree *mt, struct mt_node *n)
+{
+	if (!mt->rcu) {
+		mt_free_subtree(n);
+		return;
+	}
+	if (!n)
+		return;
+	if (!n->leaf)
+		for (unsigned i = 0; i <= n->end; i++)
+			mt_retire_subtree(mt, n->slot[i]);
+	call_rcu_free(AK_MT_NODE, n, node_free_cb);
+}
+
 void mt_destroy(struct mtree *mt)
 {
-	mt_free_subtree(mt->root);
-	mt->root = NULL;
+	struct mt_node *old = mt->root;
+
+	rcu_assign_pointer(mt->root, NULL);
 	mt->height = 0;
 	mt->gen++;
+	mt_retire_subtree(mt, old);
 }
 
 uint64_t mt_node_max_gap(const struct mt_node *n, uint64_t min, uint64_t max)
@@ -141,7 +169,7 @@ void mt_gap_update_up(struct mt_node *n)
 static const struct mt_node *leaf_of(const struct mtree *mt, uint64_t index, uint64_t *min,
 				     uint64_t *max)
 {
-	const struct mt_node *n = mt->root;
+	const struct mt_node *n = rcu_dereference(mt->root);
 	uint64_t lo = 0, hi = MT_MAX;
 
 	while (n && !n->leaf) {
@@ -150,7 +178,7 @@ static const struct mt_node *leaf_of(const struct mtree *mt, uint64_t index, uin
 
 		lo = cmin;
 		hi = cmax;
-		n = n->slot[i];
+		n = rcu_dereference(n->slot[i]);
 	}
 	*min = lo;
 	*max = hi;
@@ -236,7 +264,7 @@ void mt_cursor_replace(struct mt_cursor *c, void *entry)
 	MODEL_ASSERT(leaf && c->gen == c->mt->gen);
 	MODEL_ASSERT(entry && (!mt_is_reserved(entry) || mt_is_zero(entry)));
 	MODEL_ASSERT(leaf->slot[c->slot] != NULL);
-	leaf->slot[c->slot] = entry;
+	rcu_assign_pointer(leaf->slot[c->slot], entry);
 }
 
 void *mt_find(const struct mtree *mt, uint64_t from, uint64_t max, struct mt_range *r)
@@ -280,6 +308,45 @@ void *mt_find_prev(const struct mtree *mt, uint64_t from, uint64_t min, struct m
 		if (lo == 0 || lo - 1 < min)
 			return NULL;
 		index = lo - 1;
+	}
+}
+
+void mt_rcu_walk(const struct mtree *mt, uint64_t from, uint64_t to, mt_visit_fn visit,
+		 void *arg)
+{
+	uint64_t index = from;
+
+	while (index <= to) {
+		const struct mt_node *n = rcu_dereference(mt->root);
+		uint64_t lo = 0, hi = MT_MAX;
+
+		while (n && !n->leaf) {
+			unsigned i;
+
+			sched_point("rcu walk: descend");
+			i = mt_slot_of(n, index);
+			lo = mt_slot_min(n, i, lo);
+			hi = mt_slot_max(n, i, hi);
+			n = rcu_dereference(n->slot[i]);
+		}
+		if (!n)
+			return;
+		for (unsigned i = mt_slot_of(n, index); i <= n->end; i++) {
+			struct mt_range r;
+			void *e;
+
+			sched_point("rcu walk: slot");
+			e = rcu_dereference(n->slot[i]);
+			r.first = mt_slot_min(n, i, lo);
+			r.last = mt_slot_max(n, i, hi);
+			if (r.first > to)
+				return;
+			if (e && !visit(arg, &r, e))
+				return;
+		}
+		if (hi == MT_MAX)
+			return;
+		index = hi + 1;
 	}
 }
 
@@ -453,7 +520,7 @@ static int store_empty(struct mtree *mt, uint64_t first, uint64_t last, void *en
 	free(s.v);
 	if (!root)
 		return -ENOMEM;
-	mt->root = root;
+	rcu_assign_pointer(mt->root, root);
 	mt->height = 1;
 	mt->gen++;
 	return 0;
@@ -532,7 +599,7 @@ int mt_store_range(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
 		unsigned i = mt_slot_of(n, first);
 
 		if (mt_slot_min(n, i, min) == first && mt_slot_max(n, i, max) == last) {
-			n->slot[i] = entry;
+			rcu_assign_pointer(n->slot[i], entry);
 			if (n->parent)
 				mt_gap_update_up(n);
 			return 0;
@@ -577,7 +644,7 @@ int mt_store_range(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
 		free(s.v);
 		if (!built)
 			return -ENOMEM;
-		mt->root = built;
+		rcu_assign_pointer(mt->root, built);
 		mt->height = h;
 	} else {
 		struct mt_node *p = n->parent;
@@ -588,12 +655,12 @@ int mt_store_range(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
 			return -ENOMEM;
 		built->parent = p;
 		built->parent_slot = n->parent_slot;
-		p->slot[n->parent_slot] = built;
+		rcu_assign_pointer(p->slot[n->parent_slot], built);
 		p->gap[n->parent_slot] = gap;
 		mt_gap_update_up(p);
 	}
-	mt_free_subtree(n);
 	mt->gen++;
+	mt_retire_subtree(mt, n);
 	return 0;
 }
 

@@ -85,6 +85,7 @@ struct mtree {
 	struct mt_node *root; /* NULL: no entries */
 	unsigned height;      /* levels of nodes; 0 when empty */
 	uint64_t gen;	      /* bumped by every change of layout */
+	bool rcu;	      /* replaced nodes go through call_rcu_free */
 };
 
 struct mt_range {
@@ -92,6 +93,12 @@ struct mt_range {
 };
 
 void mt_init(struct mtree *mt);
+/*
+ * RCU mode (the kernel's MT_FLAGS_USE_RCU): nodes a write replaces are freed
+ * only after a grace period, so readers inside rcu_read_lock() may walk the
+ * tree while one writer (holding the tree's lock) changes it.
+ */
+void mt_set_rcu(struct mtree *mt, bool on);
 bool mt_empty(const struct mtree *mt);
 
 /*
@@ -119,6 +126,21 @@ void *mt_find_prev(const struct mtree *mt, uint64_t from, uint64_t min, struct m
 int mt_gap_lowest(const struct mtree *mt, uint64_t lo, uint64_t hi, uint64_t size, uint64_t *start);
 int mt_gap_highest(const struct mtree *mt, uint64_t lo, uint64_t hi, uint64_t size,
 		   uint64_t *start);
+
+/*
+ * Walk the entries meeting [from, to] under RCU (the caller holds
+ * rcu_read_lock and no lock of the tree), with a scheduling point before
+ * each node is read, as a reader that is preempted mid-walk. It keeps
+ * reading the node it reached even if a writer replaced it meanwhile: that
+ * node stays valid until the grace period, and holds the entries before the
+ * write. From one leaf to the next it descends again from the root at the
+ * index after the leaf, so in a tree changed meanwhile the next range may
+ * start before that index: ranges ascend by their last index. @visit
+ * returns false to stop.
+ */
+typedef bool (*mt_visit_fn)(void *arg, const struct mt_range *r, void *entry);
+void mt_rcu_walk(const struct mtree *mt, uint64_t from, uint64_t to, mt_visit_fn visit,
+		 void *arg);
 
 /*
  * Cursor over the entries in index order. It caches the leaf it is in and

@@ -10,6 +10,7 @@
 #include "mtree_internal.h"
 
 #include "check.h"
+#include "sync.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -202,7 +203,7 @@ void mt_bulk_end(struct mt_bulk *b)
 	root = b->open[b->levels - 1];
 	root->parent = NULL;
 	root->parent_slot = 0;
-	mt->root = root;
+	rcu_assign_pointer(mt->root, root);
 	mt->height = b->levels;
 	for (unsigned l = 0; l + 1 < b->levels; l++) {
 		struct mt_node *r = b->open[l];

@@ -8,6 +8,7 @@
 #include "mtree_internal.h"
 
 #include "check.h"
+#include "sync.h"
 
 #include <errno.h>
 #include <string.h>
@@ -40,9 +41,12 @@ int mt_dup(const struct mtree *src, struct mtree *dst)
 	MODEL_ASSERT(dst->root == NULL);
 	if (!src->root)
 		return 0;
-	dst->root = dup_node(src->root, NULL, 0);
-	if (!dst->root)
+
+	struct mt_node *root = dup_node(src->root, NULL, 0);
+
+	if (!root)
 		return -ENOMEM;
+	rcu_assign_pointer(dst->root, root);
 	dst->height = src->height;
 	dst->gen++;
 	return 0;

@@ -42,5 +42,7 @@ void mt_gap_update_up(struct mt_node *n);
 struct mt_node *mt_node_alloc(bool leaf);
 void mt_node_free(struct mt_node *n);
 void mt_free_subtree(struct mt_node *n);
+/* Free nodes that readers may still see: after a grace period in RCU mode. */
+void mt_retire_subtree(struct mtree *mt, struct mt_node *n);
 
 #endif

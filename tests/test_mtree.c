@@ -8,6 +8,7 @@
 #include "check.h"
 #include "mem_check.h"
 #include "mtref.h"
+#include "mtref_rcu.h"
 #include "mtree.h"
 #include "prng.h"
 #include "test.h"
@@ -562,6 +563,52 @@ static bool test_outcome_checks_fire(void)
 	return true;
 }
 
+/* The RCU reader's oracle fires on a reader that saw what no index held,
+ * saw ranges out of order, or missed a range no write touched. */
+static bool test_rcu_reader_oracle_fires(void)
+{
+	struct mtref now;
+	struct mtref_log log = {0};
+	struct mtref_reader rd;
+	struct mt_range r0 = {0, 9}, r1 = {20, 29};
+
+	mtref_init(&now);
+	mtref_store(&now, 0, 9, val(1));
+	mtref_store(&now, 20, 29, val(2));
+	check_set_mode(CHECK_COLLECT);
+	check_clear();
+
+	/* a clean walk, and one that saw a write made during it */
+	mtref_reader_begin(&rd, &now, &log, 0);
+	mtref_log_add(&log, 20, 29, val(3));
+	ASSERT(mtref_reader_saw(&rd, &r0, val(1)));
+	ASSERT(mtref_reader_saw(&rd, &r1, val(3)));
+	ASSERT(mtref_reader_end(&rd, 0, 100));
+	ASSERT_EQ(check_total(), 0);
+
+	/* a value the index never held */
+	mtref_reader_begin(&rd, &now, &log, 0);
+	ASSERT(!mtref_reader_saw(&rd, &r0, val(7)));
+	ASSERT(mtref_reader_end(&rd, 30, 40));
+	ASSERT_EQ(check_count(CK_MT_RCU_TORN), 1);
+	/* out of order */
+	mtref_reader_begin(&rd, &now, &log, 0);
+	ASSERT(mtref_reader_saw(&rd, &r1, val(2)));
+	ASSERT(!mtref_reader_saw(&rd, &r0, val(1)));
+	ASSERT(mtref_reader_end(&rd, 30, 40));
+	ASSERT_EQ(check_count(CK_MT_RCU_TORN), 2);
+	/* a range nobody touched, not seen */
+	mtref_reader_begin(&rd, &now, &log, 0);
+	ASSERT(!mtref_reader_end(&rd, 0, 100));
+	ASSERT_EQ(check_count(CK_MT_RCU_TORN), 3);
+
+	check_set_mode(CHECK_ABORT);
+	check_clear();
+	mtref_free(&now);
+	mtref_log_free(&log);
+	return true;
+}
+
 /* Every identifier of the tree and memory families has a test above that
  * makes it fire; this keeps the list and the catalogue in step. */
 static bool test_every_check_is_covered(void)
@@ -588,6 +635,7 @@ static bool test_every_check_is_covered(void)
 	    CK_MT_FAILED_WRITE_CHANGED,
 	    CK_MEM_LIVE_MISMATCH,
 	    CK_MEM_LEAK_AT_END,
+	    CK_MT_RCU_TORN,
 	};
 
 	for (unsigned id = 0; id < CK_NR; id++) {
@@ -618,6 +666,7 @@ int main(void)
 	TEST(test_validate_fires);
 	TEST(test_oracle_checks_fire);
 	TEST(test_outcome_checks_fire);
+	TEST(test_rcu_reader_oracle_fires);
 	TEST(test_every_check_is_covered);
 	return test_summary();
 }

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "exec.h"
 #include "replay.h"
+#include "sync.h"
 #include "target.h"
 #include "test.h"
 
@@ -106,9 +107,71 @@ static bool test_failure_report_is_readable(void)
 	return true;
 }
 
+/*
+ * An RCU reader (t1) stops inside a leaf that a writer (t0) then replaces.
+ * With the round robin (no schedule bytes): t0 bulk-fills one leaf, t1
+ * starts its walk and reads slot 0, t0 stores over entry 3 (the leaf is
+ * rebuilt and the old one retired), t1 reads slot 1 of the old leaf.
+ */
+static const char early_free_prog[] = "target fuzz_mtree\n"
+				      "bulk mt0 @0x10:2 n=8\n"
+				      "t1: rcu_walk mt0 @0:255\n"
+				      "store mt0 e3+0:1 v9\n";
+
+/* Run a text program in a child; returns its stderr, and its status in *status. */
+static bool run_in_child(const char *text, bool defer, char *out, size_t len, int *status)
+{
+	const struct fuzz_target *t = fuzz_target_find("fuzz_mtree");
+	size_t size = strlen(text), got = 0;
+	uint8_t *bin = compile_text(t, text, "inline", &size, stderr);
+	int fds[2];
+	pid_t pid;
+
+	ASSERT(bin != NULL);
+	ASSERT(pipe(fds) == 0);
+	fflush(NULL);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		rcu_set_deferred(defer);
+		t->run(bin, size);
+		_exit(0);
+	}
+	close(fds[1]);
+	for (ssize_t r; got + 1 < len && (r = read(fds[0], out + got, len - 1 - got)) > 0;)
+		got += (size_t)r;
+	out[got] = 0;
+	close(fds[0]);
+	waitpid(pid, status, 0);
+	free(bin);
+	return true;
+}
+
+static bool test_rcu_early_free_caught_by_asan(void)
+{
+	static char report[65536];
+	int status;
+
+	/* deferred free on: clean */
+	ASSERT(run_in_child(early_free_prog, true, report, sizeof(report), &status));
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* switched off: AddressSanitizer catches the reader, and the report
+	 * names the program and the threads */
+	ASSERT(run_in_child(early_free_prog, false, report, sizeof(report), &status));
+	ASSERT(!(WIFEXITED(status) && WEXITSTATUS(status) == 0));
+	ASSERT(strstr(report, "AddressSanitizer: heap-use-after-free"));
+	ASSERT(strstr(report, "mt_rcu_walk"));
+	ASSERT(strstr(report, "t1: rcu_walk mt0 @0:0xff    # <== step 1 failed here") ||
+	       strstr(report, "t1: rcu_walk mt0 @0:255    # <== step 1 failed here"));
+	ASSERT(strstr(report, "--- threads ---"));
+	return true;
+}
+
 int main(void)
 {
 	TEST(test_replay_seeds_and_regressions);
 	TEST(test_failure_report_is_readable);
+	TEST(test_rcu_early_free_caught_by_asan);
 	return test_summary();
 }

@@ -13,6 +13,12 @@
 extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
 static struct exec *current;
+static uint64_t last_digest;
+
+uint64_t exec_last_digest(void)
+{
+	return last_digest;
+}
 
 /* The step that failed: the running fiber's, else the one run outside fibers. */
 static int failing_step(const struct exec *x)
@@ -130,6 +136,7 @@ void exec_run(struct exec *x, exec_op_fn op_fn, exec_check_fn check_fn)
 	}
 	x->sched = &s;
 	sched_run(&s);
+	last_digest = s.digest;
 	x->sched = NULL;
 	sched_destroy(&s);
 	rcu_barrier();

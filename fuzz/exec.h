@@ -41,6 +41,10 @@ void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, 
  */
 void exec_run(struct exec *x, exec_op_fn op_fn, exec_check_fn check_fn);
 
+/* The schedule digest (sched.h) of the last program exec_run ran: tests
+ * compare it across runs of the same input. */
+uint64_t exec_last_digest(void);
+
 /* Remove the failure report (the state is going away). */
 void exec_end(struct exec *x);
 

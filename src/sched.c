@@ -202,6 +202,7 @@ bool sched_run(struct sched *s)
 				}
 			break;
 		}
+		s->digest = (s->digest ^ (s->points << 8 | f->id)) * 0x100000001b3ull;
 		if (f != last) {
 			s->switches++;
 			trace(s, f, last);

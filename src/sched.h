@@ -83,6 +83,7 @@ struct sched {
 	struct sched_trace trace[SCHED_TRACE];
 	unsigned ntrace;
 	bool stopped; /* a deadlock or step limit ended the run */
+	uint64_t digest; /* hash of every decision: equal runs, equal digests */
 };
 
 /* Start a schedule over @choices (may be NULL). */

@@ -168,10 +168,35 @@ static bool test_rcu_early_free_caught_by_asan(void)
 	return true;
 }
 
+/* The same input takes the same interleaving every time: 100 replays of a
+ * threaded program, one schedule digest; other schedule bytes, another. */
+static bool test_same_input_same_interleaving(void)
+{
+	const struct fuzz_target *t = fuzz_target_find("fuzz_mtree");
+	size_t size;
+	uint8_t *bin = load_input(t, "corpus/fuzz_mtree/rcu_readers.txt", &size, stderr);
+	uint64_t first = 0;
+
+	ASSERT(bin != NULL && size > 4);
+	for (int k = 0; k < 100; k++) {
+		t->run(bin, size);
+		if (k == 0)
+			first = exec_last_digest();
+		ASSERT_EQ(exec_last_digest(), first);
+	}
+	bin[size - 1] ^= 1;	/* the last schedule byte */
+	bin[size - 2] ^= 1;
+	t->run(bin, size);
+	ASSERT(exec_last_digest() != first);
+	free(bin);
+	return true;
+}
+
 int main(void)
 {
 	TEST(test_replay_seeds_and_regressions);
 	TEST(test_failure_report_is_readable);
 	TEST(test_rcu_early_free_caught_by_asan);
+	TEST(test_same_input_same_interleaving);
 	return test_summary();
 }

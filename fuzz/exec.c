@@ -107,8 +107,11 @@ static void fiber_main(void *arg)
 		if (x->prog.ops[i].fiber != fa->id)
 			continue;
 		x->fiber_step[fa->id] = (int)i;
+		x->in_op++;
 		x->op_fn(x->state, &x->prog.ops[i]);
-		x->check_fn(x->state);
+		x->in_op--;
+		if (!x->check_at_rest || x->in_op == 0)
+			x->check_fn(x->state);
 	}
 	x->fiber_step[fa->id] = -1;
 }
@@ -140,6 +143,7 @@ void exec_run(struct exec *x, exec_op_fn op_fn, exec_check_fn check_fn)
 	x->sched = NULL;
 	sched_destroy(&s);
 	rcu_barrier();
+	x->check_fn(x->state);
 }
 
 void exec_end(struct exec *x)

@@ -27,6 +27,10 @@ struct exec {
 	void *state;
 	exec_op_fn op_fn;
 	exec_check_fn check_fn;
+	/* Checks only when no fiber is inside an operation (the state of a
+	 * model whose operations yield midway is only whole then). */
+	bool check_at_rest;
+	unsigned in_op;	/* fibers inside an operation */
 };
 
 /* Decode @data and install the failure report; the caller runs the steps. */
@@ -35,9 +39,9 @@ void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, 
 /*
  * Run the program: one fiber per thread the program names (each runs its
  * operations in order), interleaved by the program's schedule bytes. After
- * every operation @check_fn checks every invariant; it runs at a moment
- * when no other fiber is between two scheduling points, so the state it
- * reads is never half-written. Ends with rcu_barrier().
+ * every operation @check_fn checks every invariant (with x->check_at_rest,
+ * only after those that leave no other fiber inside an operation), and once
+ * more at the end. Ends with rcu_barrier().
  */
 void exec_run(struct exec *x, exec_op_fn op_fn, exec_check_fn check_fn);
 

@@ -20,6 +20,7 @@ struct fuzz_target {
 	int (*run)(const uint8_t *data, size_t size);
 };
 
+extern const struct fuzz_target fuzz_mm_target;
 extern const struct fuzz_target fuzz_mtree_target;
 
 /* Every target, NULL-terminated. */

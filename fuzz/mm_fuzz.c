@@ -1,0 +1,229 @@
+/* fuzz_mm's state, resolution, calls and checks (mm_fuzz.h). */
+#include "mm_fuzz.h"
+
+#include "alloc.h"
+#include "check.h"
+#include "mem_check.h"
+#include "prog.h"
+#include "sync.h"
+
+#include <errno.h>
+#include <string.h>
+
+const char *const mmf_prot_names[] = { "r", "w", "x", NULL };
+const char *const mmf_kind_names[] = { "private", "shared", "private_file", "shared_file", NULL };
+const char *const mmf_place_names[] = { "fixed", "noreplace", "hint", NULL };
+const char *const mmf_advice_names[] = { "dontneed", "dontfork", "dofork", "wipeonfork",
+					 "keeponfork", NULL };
+const char *const mmf_access_names[] = { "read", "write", NULL };
+
+int mmf_init(struct mmf_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->mm[0] = mm_create(0, MMF_WINDOW_LO, MMF_WINDOW_HI);
+	if (!s->mm[0])
+		return -ENOMEM;
+	for (unsigned i = 0; i < MMF_FILES; i++) {
+		s->files[i] = file_create(i, false);
+		MODEL_ASSERT(s->files[i] != NULL);
+	}
+	return 0;
+}
+
+static unsigned live_mms(struct mmf_state *s, struct mm **out)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
+		if (s->mm[i])
+			out[n++] = s->mm[i];
+	return n;
+}
+
+void mmf_finish(struct mmf_state *s)
+{
+	struct mm *mms[MMF_MAX_PROCS];
+	unsigned n = live_mms(s, mms);
+
+	for (unsigned i = 0; i < n; i++)
+		mm_check_at_rest(mms[i]);
+	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
+		if (s->mm[i]) {
+			mm_destroy(s->mm[i]);
+			s->mm[i] = NULL;
+		}
+	rcu_barrier();
+	for (unsigned i = 0; i < MMF_FILES; i++)
+		file_put(s->files[i]);
+	mem_check_empty();
+}
+
+/* The k-th gap (mod their number) of @mm inside the window. */
+static bool nth_gap(struct mm *mm, unsigned k, uint64_t *first, uint64_t *last)
+{
+	uint64_t lo[64], hi[64], at = MMF_WINDOW_LO;
+	unsigned n = 0;
+	struct vma *v = mm_find_vma(mm, at);
+
+	for (; n < 64; v = mm_find_vma(mm, at)) {
+		uint64_t stop = v && v->start < MMF_WINDOW_HI ? v->start : MMF_WINDOW_HI;
+
+		if (stop > at) {
+			lo[n] = at;
+			hi[n++] = stop - 1;
+		}
+		if (!v || v->end >= MMF_WINDOW_HI)
+			break;
+		at = v->end;
+	}
+	if (!n)
+		return false;
+	*first = lo[k % n];
+	*last = hi[k % n];
+	return true;
+}
+
+static void resolve_locked(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len);
+
+/* What the program saw when it computed its arguments: a consistent view,
+ * under the mmap read lock. */
+void mmf_resolve(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len)
+{
+	mmap_read_lock(&mm->lock);
+	resolve_locked(mm, spec, start, len);
+	mmap_read_unlock(&mm->lock);
+}
+
+static void resolve_locked(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len)
+{
+	struct range_spec rs;
+	uint64_t first = MMF_WINDOW_LO, last = MMF_WINDOW_HI - 1;
+	bool found = false;
+
+	range_spec_decode(spec, &rs);
+	switch (rs.mode) {
+	case RS_ENTRY:
+		if (mm->map_count > 0) {
+			struct vma *v = mm_vma_nth(mm, rs.k % (unsigned)mm->map_count);
+
+			MODEL_ASSERT(v != NULL);
+			first = v->start;
+			last = v->end - 1;
+			found = true;
+		}
+		break;
+	case RS_GAP:
+		found = nth_gap(mm, rs.k, &first, &last);
+		break;
+	case RS_RAW:
+		first = MMF_WINDOW_LO + ((uint64_t)rs.v << PAGE_SHIFT);
+		break;
+	case RS_TOP:
+		first = MMF_WINDOW_HI - ((uint64_t)(rs.v + 1) << PAGE_SHIFT);
+		break;
+	}
+	if (!found && (rs.mode == RS_ENTRY || rs.mode == RS_GAP))
+		first = MMF_WINDOW_LO + ((uint64_t)rs.k << PAGE_SHIFT);
+	*start = first + (uint64_t)((int64_t)rs.d * (int64_t)PAGE_SIZE);
+	if (*start < MMF_WINDOW_LO || *start >= MMF_WINDOW_HI)
+		*start = first;
+	if (rs.len) {
+		*len = (uint64_t)rs.len << PAGE_SHIFT;
+	} else {
+		/* to the end of the VMA or gap holding the start */
+		struct vma *v = mm_vma_at(mm, *start);
+
+		if (v) {
+			*len = v->end - *start;
+		} else {
+			struct vma *next = mm_find_vma(mm, *start);
+			uint64_t stop = next && next->start < MMF_WINDOW_HI ? next->start :
+									      MMF_WINDOW_HI;
+
+			*len = stop - *start;
+		}
+		(void)last;
+	}
+}
+
+int mmf_prot(uint8_t prot)
+{
+	return (prot & 1 ? PROT_READ : 0) | (prot & 2 ? PROT_WRITE : 0) |
+	       (prot & 4 ? PROT_EXEC : 0);
+}
+
+int mmf_mmap_flags(const struct mmf_call *c)
+{
+	int flags = c->kind == MMF_SHARED_ANON || c->kind == MMF_SHARED_FILE ? MAP_SHARED :
+										 MAP_PRIVATE;
+
+	if (c->kind == MMF_PRIVATE_ANON || c->kind == MMF_SHARED_ANON)
+		flags |= MAP_ANONYMOUS;
+	if (c->place == MMF_FIXED)
+		flags |= MAP_FIXED;
+	else if (c->place == MMF_NOREPLACE)
+		flags |= MAP_FIXED_NOREPLACE;
+	return flags;
+}
+
+int mmf_advice(uint8_t advice)
+{
+	static const int map[] = { MADV_DONTNEED, MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK,
+				   MADV_KEEPONFORK };
+
+	return map[advice % 5];
+}
+
+void mmf_call(struct mmf_state *s, struct mm *mm, struct mmf_call *c)
+{
+	switch (c->op) {
+	case MMF_MMAP: {
+		int flags = mmf_mmap_flags(c);
+		struct file *f = flags & MAP_ANONYMOUS ? NULL : s->files[c->file % MMF_FILES];
+		/* file offset: the page's place in the window, so neighbours continue */
+		uint64_t pgoff = (c->start - MMF_WINDOW_LO) >> PAGE_SHIFT;
+
+		c->result = mm_mmap(mm, c->start, c->len, mmf_prot(c->prot), flags, f, pgoff);
+		break;
+	}
+	case MMF_MUNMAP:
+		c->result = mm_munmap(mm, c->start, c->len);
+		break;
+	case MMF_MPROTECT:
+		c->result = mm_mprotect(mm, c->start, c->len, mmf_prot(c->prot));
+		break;
+	case MMF_MADVISE:
+		c->result = mm_madvise(mm, c->start, c->len, mmf_advice(c->advice));
+		break;
+	case MMF_TOUCH:
+		c->result = mm_touch(mm, c->start, c->len, c->write);
+		break;
+	}
+}
+
+void mmf_check(struct mmf_state *s)
+{
+	struct mm *mms[MMF_MAX_PROCS];
+	unsigned n = live_mms(s, mms);
+	struct mm_reach r;
+
+	mm_validate_all(mms, n);
+	mm_reachable(mms, n, s->files, MMF_FILES, &r);
+	mem_check_live(AK_MM, n);
+	mem_check_live(AK_VMA, r.vmas + rcu_pending(AK_VMA));
+	mem_check_live(AK_ANON_VMA, r.anon_vmas);
+	mem_check_live(AK_AVC, r.avcs);
+	mem_check_live(AK_PAGE, r.pages);
+	mem_check_live(AK_PGTABLE, r.pgtables);
+	mem_check_live(AK_FILE, r.files);
+	mem_check_live(AK_MT_NODE, r.nodes + rcu_pending(AK_MT_NODE));
+}
+
+void mmf_dump(FILE *out, struct mmf_state *s)
+{
+	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
+		if (s->mm[i]) {
+			fprintf(out, "p%u: ", i);
+			mm_dump(out, s->mm[i]);
+		}
+}

@@ -1,0 +1,62 @@
+/*
+ * What fuzz_mm (and the conform tool, which runs the same calls in a real
+ * process) share: the state of a program, argument resolution against live
+ * VMAs, one call of the model with its arguments resolved, and the checks.
+ */
+#ifndef VMAFUZZ_MM_FUZZ_H
+#define VMAFUZZ_MM_FUZZ_H
+
+#include "mm.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define MMF_MAX_PROCS 8
+#define MMF_FILES 4
+/* The window every mapping of a program lives in (free in real processes too). */
+#define MMF_WINDOW_LO 0x200000000000ull
+#define MMF_WINDOW_PAGES 0x40000ull /* 1 GiB */
+#define MMF_WINDOW_HI (MMF_WINDOW_LO + (MMF_WINDOW_PAGES << PAGE_SHIFT))
+
+extern const char *const mmf_prot_names[];
+extern const char *const mmf_kind_names[];
+extern const char *const mmf_place_names[];
+extern const char *const mmf_advice_names[];
+extern const char *const mmf_access_names[];
+
+enum mmf_kind { MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_PRIVATE_FILE, MMF_SHARED_FILE };
+enum mmf_place { MMF_FIXED, MMF_NOREPLACE, MMF_HINT };
+
+struct mmf_state {
+	struct mm *mm[MMF_MAX_PROCS];
+	struct file *files[MMF_FILES];
+};
+
+enum mmf_op { MMF_MMAP, MMF_MUNMAP, MMF_MPROTECT, MMF_MADVISE, MMF_TOUCH };
+
+/* A call with its arguments resolved: what the model and a real process run. */
+struct mmf_call {
+	enum mmf_op op;
+	uint64_t start, len;	/* bytes */
+	uint8_t prot;		/* bit 0 read, 1 write, 2 exec */
+	uint8_t kind, file, place, advice;
+	bool write;
+	int64_t result;		/* what the model returned */
+};
+
+/* 0, or -ENOMEM when the first process cannot be made. */
+int mmf_init(struct mmf_state *s);
+/* Check everything at rest, destroy all, and check nothing is alive. */
+void mmf_finish(struct mmf_state *s);
+/* Resolve a range spec against @mm's VMAs and gaps inside the window. */
+void mmf_resolve(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len);
+/* The kernel's values for a call's prot, mmap flags and advice. */
+int mmf_prot(uint8_t prot);
+int mmf_mmap_flags(const struct mmf_call *c);
+int mmf_advice(uint8_t advice);
+/* Run a call in the model; sets c->result. */
+void mmf_call(struct mmf_state *s, struct mm *mm, struct mmf_call *c);
+void mmf_check(struct mmf_state *s);
+void mmf_dump(FILE *out, struct mmf_state *s);
+
+#endif

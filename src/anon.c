@@ -1,0 +1,213 @@
+/* anon_vma and its chains (anon.h), after mm/rmap.c. */
+#include "anon.h"
+
+#include "alloc.h"
+#include "check.h"
+
+#include <errno.h>
+#include <string.h>
+
+static unsigned anon_ids;
+
+void anon_vma_lock_write(struct anon_vma *av)
+{
+	down_write(&av->root->rwsem);
+}
+
+void anon_vma_unlock_write(struct anon_vma *av)
+{
+	up_write(&av->root->rwsem);
+}
+
+static struct anon_vma *anon_vma_alloc(void)
+{
+	struct anon_vma *av = model_alloc(AK_ANON_VMA, sizeof(*av));
+
+	if (!av)
+		return NULL;
+	av->root = av;
+	av->parent = av;
+	av->refcount = 1;
+	av->num_children = 1;	/* a root counts itself */
+	av->id = ++anon_ids;
+	rwsem_init(&av->rwsem, &lock_class_anon_vma, "anon_vma");
+	return av;
+}
+
+static void anon_vma_free(struct anon_vma *av)
+{
+	rwsem_destroy(&av->rwsem);
+	model_free(AK_ANON_VMA, av);
+}
+
+static void put_anon_vma(struct anon_vma *av)
+{
+	if (--av->refcount > 0)
+		return;
+	if (av->root != av)
+		put_anon_vma(av->root);
+	anon_vma_free(av);
+}
+
+static void avc_link(struct avc *c, struct vma *v, struct anon_vma *av)
+{
+	c->vma = v;
+	c->av = av;
+	c->first = v->pgoff;
+	c->last = v->pgoff + vma_pages(v) - 1;
+	c->vma_next = v->chain;
+	v->chain = c;
+	c->av_prev = NULL;
+	c->av_next = av->head;
+	if (av->head)
+		av->head->av_prev = c;
+	av->head = c;
+}
+
+/* Remove @c from its anon_vma's list; true if the list became empty. */
+static bool avc_unlink_av(struct avc *c)
+{
+	struct anon_vma *av = c->av;
+
+	if (c->av_prev)
+		c->av_prev->av_next = c->av_next;
+	else
+		av->head = c->av_next;
+	if (c->av_next)
+		c->av_next->av_prev = c->av_prev;
+	return av->head == NULL;
+}
+
+/*
+ * A neighbour's anon_vma that @v may share (find_mergeable_anon_vma): the
+ * neighbour continues @v (adjacent, same flags but access bits, page
+ * offsets continue) and its chain holds only its own anon_vma.
+ */
+static bool anon_compatible(const struct vma *a, const struct vma *b)
+{
+	return a->end == b->start && a->file == b->file &&
+	       !((a->flags ^ b->flags) & ~(VM_ACCESS_FLAGS | VM_SOFTDIRTY)) &&
+	       b->pgoff == a->pgoff + vma_pages(a);
+}
+
+static struct anon_vma *reusable(const struct vma *old)
+{
+	if (old->anon_vma && old->chain && !old->chain->vma_next)
+		return old->anon_vma;
+	return NULL;
+}
+
+static struct anon_vma *find_mergeable_anon_vma(struct vma *v)
+{
+	struct mm *mm = v->mm;
+	struct vma *next = v->end ? mm_vma_at(mm, v->end) : NULL;
+	struct vma *prev = v->start ? mm_vma_at(mm, v->start - 1) : NULL;
+	struct anon_vma *av = NULL;
+
+	if (next && anon_compatible(v, next))
+		av = reusable(next);
+	if (!av && prev && anon_compatible(prev, v))
+		av = reusable(prev);
+	return av;
+}
+
+int anon_vma_prepare(struct vma *v)
+{
+	struct avc *c;
+	struct anon_vma *av, *fresh = NULL;
+
+	if (v->anon_vma)
+		return 0;
+	c = model_alloc(AK_AVC, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	av = find_mergeable_anon_vma(v);
+	if (!av) {
+		av = fresh = anon_vma_alloc();
+		if (!av) {
+			model_free(AK_AVC, c);
+			return -ENOMEM;
+		}
+	}
+	anon_vma_lock_write(av);
+	if (v->anon_vma) {
+		/* another fault prepared it while we took the lock (the kernel
+		 * rechecks under the page table lock for the same reason) */
+		anon_vma_unlock_write(av);
+		model_free(AK_AVC, c);
+		if (fresh)
+			anon_vma_free(fresh);
+		return 0;
+	}
+	v->anon_vma = av;
+	avc_link(c, v, av);
+	av->num_active_vmas++;
+	anon_vma_unlock_write(av);
+	return 0;
+}
+
+int anon_vma_clone(struct vma *dst, struct vma *src)
+{
+	struct avc *order[64], *made = NULL;
+	unsigned n = 0;
+
+	/* keep the source's order: walk it into an array, link in reverse */
+	for (struct avc *c = src->chain; c; c = c->vma_next) {
+		MODEL_ASSERT(n < 64);
+		order[n++] = c;
+	}
+	for (unsigned i = n; i-- > 0;) {
+		struct avc *c = model_alloc(AK_AVC, sizeof(*c));
+
+		if (!c) {
+			/* undo: drop what this call linked */
+			while (dst->chain != made) {
+				struct avc *x = dst->chain;
+
+				dst->chain = x->vma_next;
+				avc_unlink_av(x);
+				model_free(AK_AVC, x);
+			}
+			return -ENOMEM;
+		}
+		anon_vma_lock_write(order[i]->av);
+		avc_link(c, dst, order[i]->av);
+		anon_vma_unlock_write(order[i]->av);
+	}
+	if (dst->anon_vma)
+		dst->anon_vma->num_active_vmas++;
+	return 0;
+}
+
+void unlink_anon_vmas(struct vma *v)
+{
+	struct avc *c = v->chain, *next;
+
+	if (v->anon_vma)
+		v->anon_vma->num_active_vmas--;
+	for (; c; c = next) {
+		struct anon_vma *av = c->av;
+
+		next = c->vma_next;
+		anon_vma_lock_write(av);
+		if (avc_unlink_av(c)) {
+			/* its last VMA left: it no longer counts for its parent */
+			av->parent->num_children--;
+			anon_vma_unlock_write(av);
+			put_anon_vma(av);
+		} else {
+			anon_vma_unlock_write(av);
+		}
+		model_free(AK_AVC, c);
+	}
+	v->chain = NULL;
+	v->anon_vma = NULL;
+}
+
+void anon_vma_interval_update(struct vma *v)
+{
+	for (struct avc *c = v->chain; c; c = c->vma_next) {
+		c->first = v->pgoff;
+		c->last = v->pgoff + vma_pages(v) - 1;
+	}
+}

@@ -1,0 +1,174 @@
+/*
+ * The address space: an mm holds its VMAs in a range tree (mtree.h) keyed by
+ * [vm_start, vm_end - 1], its page table, its locks and counters. A VMA
+ * holds flags with the kernel's bit values, a page offset, an optional file,
+ * an anon_vma with its chain, an optional userfaultfd context and a per-VMA
+ * lock.
+ *
+ * Operations follow the kernel (mm/vma.c, mm/mmap.c, mm/mprotect.c,
+ * mm/madvise.c, mm/memory.c) in their argument checks, their errors, the
+ * locks they take, and above all in when VMAs split and merge:
+ *   - two neighbours merge only if their flags are equal (VM_SOFTDIRTY
+ *     aside), their file and page offsets continue, their userfaultfd
+ *     contexts are equal and their anon_vmas are compatible (equal, or one
+ *     side has none and the other's chain is a single entry);
+ *   - a new anonymous mapping next to a VMA with an anon_vma merges into it;
+ *   - mprotect adds VM_ACCOUNT when a private mapping becomes writable and
+ *     never removes it.
+ * Addresses are bytes, as in the kernel; page offsets are in pages.
+ */
+#ifndef VMAFUZZ_MM_H
+#define VMAFUZZ_MM_H
+
+#include "mtree.h"
+#include "sync.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1ull << PAGE_SHIFT)
+
+/* VMA flags, with the kernel's values */
+#define VM_READ 0x1ull
+#define VM_WRITE 0x2ull
+#define VM_EXEC 0x4ull
+#define VM_SHARED 0x8ull
+#define VM_MAYREAD 0x10ull
+#define VM_MAYWRITE 0x20ull
+#define VM_MAYEXEC 0x40ull
+#define VM_MAYSHARE 0x80ull
+#define VM_UFFD_MISSING 0x200ull
+#define VM_UFFD_WP 0x1000ull
+#define VM_DONTCOPY 0x20000ull
+#define VM_ACCOUNT 0x100000ull
+#define VM_WIPEONFORK 0x2000000ull
+#define VM_SOFTDIRTY 0x8000000ull
+#define VM_UFFD_MINOR (1ull << 41)
+#define VM_UFFD_FLAGS (VM_UFFD_MISSING | VM_UFFD_WP | VM_UFFD_MINOR)
+#define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
+
+/* mmap prot and flags, madvise advice: the kernel's values */
+#define PROT_READ 0x1
+#define PROT_WRITE 0x2
+#define PROT_EXEC 0x4
+#define MAP_SHARED 0x01
+#define MAP_PRIVATE 0x02
+#define MAP_FIXED 0x10
+#define MAP_ANONYMOUS 0x20
+#define MAP_FIXED_NOREPLACE 0x100000
+#define MADV_DONTNEED 4
+#define MADV_DONTFORK 10
+#define MADV_DOFORK 11
+#define MADV_WIPEONFORK 18
+#define MADV_KEEPONFORK 19
+
+#define MM_MAX_MAP_COUNT 65530
+
+struct mm;
+struct vma;
+struct anon_vma;
+struct page;
+struct uffd_ctx;
+
+/* A model file: its page cache (pgoff -> page) and the VMAs mapping it. */
+struct file {
+	unsigned id;
+	bool shmem;		/* backs a shared anonymous mapping */
+	int refcount;		/* VMAs mapping it, plus one for its owner */
+	struct mtree cache;
+	struct vma **i_mmap;	/* VMAs mapping it (i_mmap) */
+	unsigned n_mmap, cap_mmap;
+	struct rwsem i_mmap_rwsem;
+	unsigned scan_gen;	/* validation scratch */
+};
+
+struct vma {
+	struct mm *mm;
+	uint64_t start, end;	/* [start, end) */
+	uint64_t flags;
+	uint64_t pgoff;		/* file offset in pages; start >> PAGE_SHIFT if anonymous */
+	struct file *file;
+	struct anon_vma *anon_vma;
+	struct avc *chain;	/* this VMA's anon_vma_chain entries */
+	struct uffd_ctx *uffd;
+	struct vma_lock lock;
+	unsigned id;		/* creation number, for reports */
+};
+
+struct mm {
+	unsigned id;
+	struct mtree mt;	/* the VMAs */
+	struct mtree ptes;	/* page table: virtual page -> pte (mm_pte_*) */
+	struct mmap_lock lock;
+	int map_count;
+	int max_map_count;
+	uint64_t rss_anon, rss_file;	/* resident pages, as MM_ANONPAGES/MM_FILEPAGES */
+	uint64_t mmap_min, mmap_max;	/* window for mappings without an address */
+	bool exiting;
+};
+
+static inline uint64_t vma_pages(const struct vma *v)
+{
+	return (v->end - v->start) >> PAGE_SHIFT;
+}
+
+static inline bool vma_is_anonymous(const struct vma *v)
+{
+	return !v->file;
+}
+
+/* mm life. mm_create returns NULL when its allocation fails. */
+struct mm *mm_create(unsigned id, uint64_t mmap_min, uint64_t mmap_max);
+/* Unmap everything and free the mm (exit_mmap without fork's marker). */
+void mm_destroy(struct mm *mm);
+
+/* Files for file-backed mappings (owned by the caller, dropped with file_put). */
+struct file *file_create(unsigned id, bool shmem);
+void file_put(struct file *f);
+
+/*
+ * The system calls. Each takes the locks the kernel takes and returns 0 (or
+ * the address for mm_mmap) or a negative errno.
+ */
+int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
+		struct file *file, uint64_t pgoff);
+int mm_munmap(struct mm *mm, uint64_t start, uint64_t len);
+int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot);
+int mm_madvise(struct mm *mm, uint64_t start, uint64_t len, int advice);
+/* Touch [start, start + len): a read or write fault on every page, at most
+ * MM_TOUCH_MAX_PAGES of them (programs stay bounded). */
+#define MM_TOUCH_MAX_PAGES 256ull
+int mm_touch(struct mm *mm, uint64_t start, uint64_t len, bool write);
+
+/* Lookups (caller holds the mmap lock or is the only fiber). */
+struct vma *mm_find_vma(struct mm *mm, uint64_t addr);	/* first VMA ending above addr */
+struct vma *mm_vma_at(struct mm *mm, uint64_t addr);	/* the VMA holding addr */
+/* The k-th VMA in address order (k < map_count), for argument resolution. */
+struct vma *mm_vma_nth(struct mm *mm, unsigned k);
+
+/* Per-VMA resident pages, as smaps reports them. */
+struct vma_usage {
+	uint64_t rss, anonymous;	/* pages */
+};
+void vma_usage(struct mm *mm, const struct vma *v, struct vma_usage *u);
+
+/* Every invariant of the VMA, anon_vma and page families over @mm, or over
+ * a set of mms together (rmap walks reach across mms after fork). */
+bool mm_validate(struct mm *mm);
+bool mm_validate_all(struct mm *const *mms, unsigned n);
+/* No lock of @mm or its VMAs is held, no VMA is write-locked (at rest). */
+bool mm_check_at_rest(struct mm *mm);
+/* Objects reachable from @mms: for the memory invariants. */
+struct mm_reach {
+	uint64_t vmas, anon_vmas, avcs, pages, pgtables, nodes, files, uffd;
+};
+/* @files: files that are alive whether mapped or not (their caches count). */
+void mm_reachable(struct mm *const *mms, unsigned n, struct file *const *files, unsigned nfiles,
+		  struct mm_reach *r);
+
+void mm_dump(FILE *out, struct mm *mm);
+const char *vma_flags_str(uint64_t flags, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,408 @@
+/*
+ * The invariants of the VMA, anon_vma and page families over a set of mms
+ * (rmap walks cross mms once fork exists), and the reachable-object counts
+ * the memory family compares with the live ones. Each scan stamps the
+ * objects it counts with a fresh generation, so no side table is needed.
+ */
+#include "alloc.h"
+#include "anon.h"
+#include "check.h"
+#include "page.h"
+#include "vma_internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static unsigned scan_gen;
+
+static bool check_vma(struct mm *mm, struct vma *v, const struct mt_range *r)
+{
+	bool ok = true;
+
+	if (r->first != v->start || r->last != v->end - 1)
+		ok = check_fail(CK_VMA_TREE_INDEX,
+				"vma#%u %#" PRIx64 "-%#" PRIx64 " is stored at [%#" PRIx64
+				", %#" PRIx64 "]",
+				v->id, v->start, v->end, r->first, r->last);
+	if ((v->start | v->end) & ~PAGE_MASK)
+		ok = check_fail(CK_VMA_ALIGNED, "vma#%u %#" PRIx64 "-%#" PRIx64, v->id, v->start,
+				v->end);
+	if (v->start >= v->end)
+		ok = check_fail(CK_VMA_EMPTY, "vma#%u %#" PRIx64 "-%#" PRIx64, v->id, v->start,
+				v->end);
+	if (v->mm != mm)
+		ok = check_fail(CK_VMA_MM, "vma#%u of mm %u names mm %u", v->id, mm->id,
+				v->mm ? v->mm->id : 0);
+	if ((v->flags & VM_WIPEONFORK) && (v->file || (v->flags & VM_SHARED)))
+		ok = check_fail(CK_VMA_FLAGS, "vma#%u is wipe-on-fork but not private anonymous",
+				v->id);
+	if (!!(v->flags & VM_SHARED) != (v->file && (v->file->shmem || (v->flags & VM_MAYSHARE))))
+		ok = check_fail(CK_VMA_FLAGS, "vma#%u: VM_SHARED %s a shared file", v->id,
+				v->flags & VM_SHARED ? "without" : "with");
+	if (!v->file && v->pgoff != v->start >> PAGE_SHIFT)
+		ok = check_fail(CK_VMA_PGOFF, "anonymous vma#%u at %#" PRIx64 " has pgoff %#" PRIx64,
+				v->id, v->start, v->pgoff);
+	if (v->file) {
+		bool found = false;
+
+		for (unsigned i = 0; i < v->file->n_mmap; i++)
+			found |= v->file->i_mmap[i] == v;
+		if (!found)
+			ok = check_fail(CK_VMA_FILE_LINK, "vma#%u is not in file%u's i_mmap", v->id,
+					v->file->id);
+	}
+	return ok;
+}
+
+static bool check_chain(struct vma *v)
+{
+	bool ok = true, own = false;
+
+	if (!v->anon_vma && v->chain)
+		ok = check_fail(CK_ANON_VMA_IN_CHAIN, "vma#%u has a chain but no anon_vma", v->id);
+	for (struct avc *c = v->chain; c; c = c->vma_next) {
+		struct anon_vma *av = c->av;
+		bool listed = false;
+
+		own |= av == v->anon_vma;
+		for (struct avc *x = av->head; x && !listed; x = x->av_next)
+			listed = x == c;
+		if (c->vma != v || !listed)
+			ok = check_fail(CK_ANON_AVC_LISTS,
+					"a chain entry of vma#%u (anon_vma#%u) is %s", v->id, av->id,
+					c->vma != v ? "another VMA's" : "not on the anon_vma's list");
+		if (c->first != v->pgoff || c->last != v->pgoff + vma_pages(v) - 1)
+			ok = check_fail(CK_ANON_INTERVAL,
+					"vma#%u pgoff %#" PRIx64 "+%" PRIu64 " caches [%#" PRIx64
+					", %#" PRIx64 "] in anon_vma#%u",
+					v->id, v->pgoff, vma_pages(v), c->first, c->last, av->id);
+	}
+	if (v->anon_vma && !own)
+		ok = check_fail(CK_ANON_VMA_IN_CHAIN, "vma#%u's anon_vma#%u is not in its chain",
+				v->id, v->anon_vma->id);
+	return ok;
+}
+
+/* Do two VMAs hang off the same anon_vmas? */
+static bool same_chain_set(const struct vma *a, const struct vma *b)
+{
+	unsigned na = 0, nb = 0;
+
+	for (struct avc *c = a->chain; c; c = c->vma_next) {
+		bool found = false;
+
+		na++;
+		for (struct avc *d = b->chain; d && !found; d = d->vma_next)
+			found = d->av == c->av;
+		if (!found)
+			return false;
+	}
+	for (struct avc *d = b->chain; d; d = d->vma_next)
+		nb++;
+	return na == nb;
+}
+
+/* Count entries and pages of one mm; checks per mapping. */
+static bool check_ptes(struct mm *mm, uint64_t *anon, uint64_t *file)
+{
+	struct mt_cursor c;
+	struct pgtable *t;
+	bool ok = true;
+
+	mt_cursor_init(&c, &mm->ptes, 0);
+	while ((t = mt_cursor_next(&c))) {
+		for (unsigned i = 0; i < PT_ENTRIES; i++) {
+			uintptr_t pte = t->pte[i];
+			uint64_t addr = ((c.range.first << PT_SHIFT) + i) << PAGE_SHIFT;
+			struct page *p = pte_page(pte);
+			struct vma *v;
+
+			if (!pte)
+				continue;
+			v = mm_vma_at(mm, addr);
+			if (!v || (pte_write(pte) && !(v->flags & VM_WRITE))) {
+				ok = check_fail(CK_PAGE_OUTSIDE_VMA,
+						"mm %u maps page#%u at %#" PRIx64 " %s", mm->id,
+						p->id, addr, v ? "writable in a read-only VMA" :
+								 "outside any VMA");
+				continue;
+			}
+			if (p == &zero_page)
+				continue;
+			if (p->scan_gen != scan_gen) {
+				p->scan_gen = scan_gen;
+				p->scan_maps = 0;
+			}
+			p->scan_maps++;
+			if (p->anon_vma) {
+				(*anon)++;
+				if (p->index != v->pgoff + ((addr - v->start) >> PAGE_SHIFT))
+					ok = check_fail(CK_PAGE_INDEX,
+							"anonymous page#%u index %#" PRIx64
+							" mapped at %#" PRIx64 " of vma#%u (pgoff %#" PRIx64
+							")",
+							p->id, p->index, addr, v->id, v->pgoff);
+			} else {
+				(*file)++;
+			}
+		}
+	}
+	return ok;
+}
+
+/* Second pass over the pages: counts against what the first pass saw. */
+static bool check_pages(struct mm *mm)
+{
+	struct mt_cursor c;
+	struct pgtable *t;
+	bool ok = true;
+
+	mt_cursor_init(&c, &mm->ptes, 0);
+	while ((t = mt_cursor_next(&c))) {
+		for (unsigned i = 0; i < PT_ENTRIES; i++) {
+			struct page *p = pte_page(t->pte[i]);
+			int want_ref;
+
+			if (!t->pte[i] || p == &zero_page || p->scan_gen != scan_gen)
+				continue;
+			p->scan_gen = scan_gen + 1;	/* once per page */
+			if (p->mapcount != p->scan_maps)
+				ok = check_fail(CK_PAGE_MAPCOUNT, "page#%u map count %d, mapped %d times",
+						p->id, p->mapcount, p->scan_maps);
+			want_ref = p->scan_maps + (p->file && !p->anon_vma ? 1 : 0);
+			if (p->refcount != want_ref)
+				ok = check_fail(CK_PAGE_REFCOUNT, "page#%u refcount %d, expected %d",
+						p->id, p->refcount, want_ref);
+			if (p->anon_vma) {
+				int found = rmap_count(p);
+
+				if (found != p->scan_maps)
+					ok = check_fail(CK_PAGE_RMAP,
+							"rmap walk from page#%u (anon_vma#%u) finds %d "
+							"of its %d mappings",
+							p->id, p->anon_vma->id, found, p->scan_maps);
+				if (p->scan_maps > 1 && pte_write(t->pte[i]))
+					ok = check_fail(CK_PAGE_COW,
+							"page#%u is mapped %d times, once writable",
+							p->id, p->scan_maps);
+			}
+		}
+	}
+	return ok;
+}
+
+/* Visit every VMA of @mms (skipping zero entries). */
+#define FOR_EACH_VMA(mms, n, v, c)                                                         \
+	for (unsigned m_ = 0; m_ < (n); m_++)                                              \
+		for (mt_cursor_init(&(c), &(mms)[m_]->mt, 0); ((v) = mt_cursor_next(&(c)));) \
+			if (!mt_is_zero(v))
+
+static void scratch_reset(struct anon_vma *av)
+{
+	for (;; av = av->parent) {
+		if (av->scan_gen != scan_gen) {
+			av->scan_gen = scan_gen;
+			av->scan_avcs = av->scan_active = av->scan_children = av->scan_roots = 0;
+			av->scan_first = NULL;
+		}
+		if (av->parent == av)
+			break;
+	}
+	if (av->root->scan_gen != scan_gen)
+		scratch_reset(av->root);
+}
+
+static bool check_anon_counts(struct mm *const *mms, unsigned n)
+{
+	struct mt_cursor c;
+	struct vma *v;
+	bool ok = true;
+
+	FOR_EACH_VMA(mms, n, v, c)
+		for (struct avc *a = v->chain; a; a = a->vma_next)
+			scratch_reset(a->av);
+	/* chain entries and VMAs pointing to each anon_vma */
+	FOR_EACH_VMA(mms, n, v, c) {
+		for (struct avc *a = v->chain; a; a = a->vma_next)
+			a->av->scan_avcs++;
+		if (!v->anon_vma)
+			continue;
+		v->anon_vma->scan_active++;
+		if (!v->anon_vma->scan_first)
+			v->anon_vma->scan_first = v;
+		else if (!same_chain_set(v->anon_vma->scan_first, v))
+			ok = check_fail(CK_ANON_SAME_CHAIN,
+					"vma#%u and vma#%u share anon_vma#%u with different chains",
+					v->anon_vma->scan_first->id, v->id, v->anon_vma->id);
+	}
+	/* each anon_vma once: its list, and what it counts for its parent and root */
+	FOR_EACH_VMA(mms, n, v, c)
+		for (struct avc *a = v->chain; a; a = a->vma_next) {
+			struct anon_vma *av = a->av;
+			int listed = 0;
+
+			if (av->scan_checked == scan_gen)
+				continue;
+			av->scan_checked = scan_gen;
+			for (struct avc *x = av->head; x; x = x->av_next)
+				listed++;
+			if (listed != av->scan_avcs)
+				ok = check_fail(CK_ANON_AVC_LISTS,
+						"anon_vma#%u lists %d chain entries, VMAs hold %d", av->id,
+						listed, av->scan_avcs);
+			if (av->num_active_vmas != av->scan_active)
+				ok = check_fail(CK_ANON_NUM_ACTIVE,
+						"anon_vma#%u num_active_vmas %d, VMAs pointing %d", av->id,
+						av->num_active_vmas, av->scan_active);
+			av->parent->scan_children++;
+			if (av->root != av)
+				av->root->scan_roots++;
+		}
+	FOR_EACH_VMA(mms, n, v, c)
+		for (struct avc *a = v->chain; a; a = a->vma_next) {
+			struct anon_vma *av = a->av;
+
+			if (av->scan_checked == scan_gen + 1)
+				continue;
+			av->scan_checked = scan_gen + 1;
+			if (av->num_children != av->scan_children)
+				ok = check_fail(CK_ANON_NUM_CHILDREN,
+						"anon_vma#%u num_children %d, anon_vmas naming it parent %d",
+						av->id, av->num_children, av->scan_children);
+			if (av->refcount != 1 + av->scan_roots)
+				ok = check_fail(CK_ANON_REFCOUNT, "anon_vma#%u refcount %d, expected %d",
+						av->id, av->refcount, 1 + av->scan_roots);
+		}
+	return ok;
+}
+
+bool mm_validate_all(struct mm *const *mms, unsigned n)
+{
+	bool ok = true;
+
+	scan_gen += 3;
+	for (unsigned m = 0; m < n; m++) {
+		struct mm *mm = mms[m];
+		struct mt_cursor c;
+		struct vma *v;
+		int count = 0;
+		uint64_t anon = 0, file = 0;
+
+		ok &= mt_validate(&mm->mt);
+		mt_cursor_init(&c, &mm->mt, 0);
+		while ((v = mt_cursor_next(&c))) {
+			if (mt_is_zero(v)) {
+				ok = check_fail(CK_VMA_ZERO_ENTRY,
+						"mm %u holds a zero entry at [%#" PRIx64 ", %#" PRIx64
+						"]",
+						mm->id, c.range.first, c.range.last);
+				continue;
+			}
+			count++;
+			ok &= check_vma(mm, v, &c.range);
+			ok &= check_chain(v);
+		}
+		if (count != mm->map_count)
+			ok = check_fail(CK_VMA_COUNT, "mm %u: map_count %d, %d VMAs in the tree",
+					mm->id, mm->map_count, count);
+		ok &= check_ptes(mm, &anon, &file);
+		if (anon != mm->rss_anon || file != mm->rss_file)
+			ok = check_fail(CK_PAGE_RSS,
+					"mm %u counts %" PRIu64 " anon + %" PRIu64
+					" file pages, maps %" PRIu64 " + %" PRIu64,
+					mm->id, mm->rss_anon, mm->rss_file, anon, file);
+	}
+	for (unsigned m = 0; m < n; m++)
+		ok &= check_pages(mms[m]);
+	ok &= check_anon_counts(mms, n);
+	return ok;
+}
+
+bool mm_validate(struct mm *mm)
+{
+	return mm_validate_all(&mm, 1);
+}
+
+bool mm_check_at_rest(struct mm *mm)
+{
+	struct mt_cursor c;
+	struct vma *v;
+	bool ok = true;
+
+	if (mm->lock.sem.readers || mm->lock.sem.writer)
+		ok = check_fail(CK_VMA_LOCK_AT_REST, "mm %u's mmap lock is held at rest", mm->id);
+	mt_cursor_init(&c, &mm->mt, 0);
+	while ((v = mt_cursor_next(&c))) {
+		if (mt_is_zero(v))
+			continue;
+		if (v->lock.sem.readers || v->lock.sem.writer ||
+		    vma_is_write_locked(&v->lock, &mm->lock) || v->lock.detached)
+			ok = check_fail(CK_VMA_LOCK_AT_REST, "vma#%u is %s at rest", v->id,
+					v->lock.detached ? "detached" : "locked");
+	}
+	return ok;
+}
+
+/* Count a file once: itself, its cache's nodes and pages. */
+static void reach_file(struct file *f, struct mm_reach *r)
+{
+	struct mt_cursor fc;
+	struct page *p;
+
+	if (f->scan_gen == scan_gen)
+		return;
+	f->scan_gen = scan_gen;
+	r->files++;
+	r->nodes += mt_count_nodes(&f->cache);
+	/* cached pages nobody maps are still the file's */
+	mt_cursor_init(&fc, &f->cache, 0);
+	while ((p = mt_cursor_next(&fc)))
+		if (p->scan_gen != scan_gen) {
+			p->scan_gen = scan_gen;
+			r->pages++;
+		}
+}
+
+void mm_reachable(struct mm *const *mms, unsigned n, struct file *const *files, unsigned nfiles,
+		  struct mm_reach *r)
+{
+	memset(r, 0, sizeof(*r));
+	scan_gen += 3;
+	for (unsigned i = 0; i < nfiles; i++)
+		reach_file(files[i], r);
+	for (unsigned m = 0; m < n; m++) {
+		struct mt_cursor c;
+		struct vma *v;
+		struct pgtable *t;
+
+		r->nodes += mt_count_nodes(&mms[m]->mt) + mt_count_nodes(&mms[m]->ptes);
+		mt_cursor_init(&c, &mms[m]->ptes, 0);
+		while ((t = mt_cursor_next(&c))) {
+			r->pgtables++;
+			for (unsigned i = 0; i < PT_ENTRIES; i++) {
+				struct page *p = pte_page(t->pte[i]);
+
+				if (!t->pte[i] || p == &zero_page || p->scan_gen == scan_gen)
+					continue;
+				p->scan_gen = scan_gen;
+				r->pages++;
+			}
+		}
+		mt_cursor_init(&c, &mms[m]->mt, 0);
+		while ((v = mt_cursor_next(&c))) {
+			if (mt_is_zero(v))
+				continue;
+			r->vmas++;
+			if (v->file)
+				reach_file(v->file, r);
+			for (struct avc *a = v->chain; a; a = a->vma_next) {
+				r->avcs++;
+				for (struct anon_vma *av = a->av; av->scan_gen != scan_gen;
+				     av = av->parent) {
+					av->scan_gen = scan_gen;
+					r->anon_vmas++;
+				}
+			}
+		}
+	}
+}

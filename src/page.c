@@ -1,0 +1,311 @@
+/* Pages, page tables, faults, copy-on-write and the rmap walk (page.h). */
+#include "page.h"
+
+#include "alloc.h"
+#include "anon.h"
+#include "check.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+struct page zero_page = { .refcount = 1 };
+
+static unsigned page_ids;
+
+static struct pgtable *pgtable_of(struct mm *mm, uint64_t addr)
+{
+	return mt_load(&mm->ptes, (addr >> PAGE_SHIFT) >> PT_SHIFT);
+}
+
+uintptr_t mm_pte(struct mm *mm, uint64_t addr)
+{
+	struct pgtable *t = pgtable_of(mm, addr);
+
+	return t ? t->pte[(addr >> PAGE_SHIFT) & (PT_ENTRIES - 1)] : 0;
+}
+
+static uintptr_t *pte_slot(struct mm *mm, uint64_t addr, bool alloc, int *err)
+{
+	uint64_t idx = (addr >> PAGE_SHIFT) >> PT_SHIFT;
+	struct pgtable *t = mt_load(&mm->ptes, idx);
+
+	*err = 0;
+	if (!t && alloc) {
+		t = model_alloc(AK_PGTABLE, sizeof(*t));
+		if (!t) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		*err = mt_store_range(&mm->ptes, idx, idx, t);
+		if (*err) {
+			model_free(AK_PGTABLE, t);
+			return NULL;
+		}
+	}
+	return t ? &t->pte[(addr >> PAGE_SHIFT) & (PT_ENTRIES - 1)] : NULL;
+}
+
+static struct page *page_alloc(void)
+{
+	struct page *p = model_alloc(AK_PAGE, sizeof(*p));
+
+	if (p)
+		p->id = ++page_ids;
+	return p;
+}
+
+static void page_put(struct page *p)
+{
+	if (p == &zero_page)
+		return;
+	MODEL_ASSERT(p->refcount > 0);
+	if (--p->refcount == 0)
+		model_free(AK_PAGE, p);
+}
+
+/* Map @p at the slot (which is empty). */
+static void pte_set(struct mm *mm, uintptr_t *slot, struct page *p, bool write)
+{
+	*slot = (uintptr_t)p | (write ? 1 : 0);
+	if (p == &zero_page)
+		return;
+	p->mapcount++;
+	p->refcount++;
+	if (p->anon_vma)
+		mm->rss_anon++;
+	else
+		mm->rss_file++;
+}
+
+static void pte_clear(struct mm *mm, uintptr_t *slot)
+{
+	struct page *p = pte_page(*slot);
+
+	*slot = 0;
+	if (p == &zero_page)
+		return;
+	p->mapcount--;
+	if (p->anon_vma)
+		mm->rss_anon--;
+	else
+		mm->rss_file--;
+	page_put(p);
+}
+
+static uint64_t linear_index(const struct vma *v, uint64_t addr)
+{
+	return v->pgoff + ((addr - v->start) >> PAGE_SHIFT);
+}
+
+/* The page cache page of @f at @index, created if missing. */
+static struct page *cache_page(struct file *f, uint64_t index, int *err)
+{
+	struct page *p = mt_load(&f->cache, index);
+
+	*err = 0;
+	if (p)
+		return p;
+	p = page_alloc();
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	p->file = f;
+	p->index = index;
+	p->refcount = 1;	/* the cache's reference */
+	*err = mt_store_range(&f->cache, index, index, p);
+	if (*err) {
+		model_free(AK_PAGE, p);
+		return NULL;
+	}
+	return p;
+}
+
+/* A new anonymous page for @v at @addr (the anon_vma exists). */
+static struct page *anon_page(struct vma *v, uint64_t addr)
+{
+	struct page *p = page_alloc();
+
+	if (p) {
+		p->anon_vma = v->anon_vma;
+		p->index = linear_index(v, addr);
+	}
+	return p;
+}
+
+int fault_page(struct vma *v, uint64_t addr, bool write)
+{
+	struct mm *mm = v->mm;
+	bool shared = v->flags & VM_SHARED;
+	uintptr_t *slot;
+	struct page *p;
+	int err;
+
+	if (write ? !(v->flags & VM_WRITE) : !(v->flags & VM_ACCESS_FLAGS))
+		return -EFAULT;
+	/* A private write may need the anon_vma: prepare it first, since that
+	 * takes locks (scheduling points); from here on nothing yields, so the
+	 * entry read below cannot change under us. */
+	if (write && !shared) {
+		err = anon_vma_prepare(v);
+		if (err)
+			return err;
+	}
+	slot = pte_slot(mm, addr, true, &err);
+	if (!slot)
+		return err;
+	if (*slot) {
+		struct page *old = pte_page(*slot);
+
+		if (!write || pte_write(*slot))
+			return 0;
+		if (shared) {
+			*slot |= 1;	/* a shared page becomes writable in place */
+			return 0;
+		}
+		/* copy-on-write, unless the anonymous page is ours alone */
+		if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
+			*slot |= 1;
+			return 0;
+		}
+		p = anon_page(v, addr);
+		if (!p)
+			return -ENOMEM;
+		pte_clear(mm, slot);
+		pte_set(mm, slot, p, true);
+		return 0;
+	}
+	if (v->uffd && (v->flags & VM_UFFD_MISSING))
+		return -EAGAIN;	/* the userfaultfd handler would supply the page */
+	if (!v->file) {
+		if (!write) {
+			pte_set(mm, slot, &zero_page, false);
+			return 0;
+		}
+		p = anon_page(v, addr);
+		if (!p)
+			return -ENOMEM;
+		pte_set(mm, slot, p, true);
+		return 0;
+	}
+	p = cache_page(v->file, linear_index(v, addr), &err);
+	if (!p)
+		return err;
+	if (write && !shared) {
+		/* a private write to a file page: copy it */
+		p = anon_page(v, addr);
+		if (!p)
+			return -ENOMEM;
+	}
+	pte_set(mm, slot, p, write);
+	return 0;
+}
+
+/*
+ * Visit the present entries of [start, end): only the page tables that
+ * exist are read, so a walk over a large, sparse range costs what is
+ * mapped, not its size.
+ */
+static void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
+			 void (*fn)(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg), void *arg)
+{
+	uint64_t first = (start >> PAGE_SHIFT) >> PT_SHIFT, last;
+	struct mt_range r;
+	struct pgtable *t;
+
+	if (start >= end)
+		return;
+	last = ((end - 1) >> PAGE_SHIFT) >> PT_SHIFT;
+	while (first <= last && (t = mt_find(&mm->ptes, first, last, &r))) {
+		uint64_t base = (r.first << PT_SHIFT) << PAGE_SHIFT;
+
+		for (unsigned i = 0; i < PT_ENTRIES; i++) {
+			uint64_t a = base + ((uint64_t)i << PAGE_SHIFT);
+
+			if (a >= start && a < end && t->pte[i])
+				fn(mm, &t->pte[i], a, arg);
+		}
+		first = r.first + 1;
+	}
+}
+
+static void zap_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	(void)addr;
+	(void)arg;
+	pte_clear(mm, slot);
+}
+
+void zap_range(struct vma *v, uint64_t start, uint64_t end)
+{
+	for_each_pte(v->mm, start, end, zap_one, NULL);
+}
+
+static void count_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	struct vma_usage *u = arg;
+	struct page *p = pte_page(*slot);
+
+	(void)mm;
+	(void)addr;
+	if (p == &zero_page)
+		return;
+	u->rss++;
+	if (p->anon_vma)
+		u->anonymous++;
+}
+
+void vma_usage(struct mm *mm, const struct vma *v, struct vma_usage *u)
+{
+	u->rss = u->anonymous = 0;
+	for_each_pte(mm, v->start, v->end, count_one, u);
+}
+
+static void wrprotect_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	(void)mm;
+	(void)addr;
+	(void)arg;
+	*slot &= ~(uintptr_t)1;
+}
+
+void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end)
+{
+	for_each_pte(mm, start, end, wrprotect_one, NULL);
+}
+
+static void free_table(void *t, void *arg)
+{
+	(void)arg;
+	model_free(AK_PGTABLE, t);
+}
+
+void free_pgtables(struct mm *mm)
+{
+	struct mt_cursor c;
+	void *t;
+
+	mt_cursor_init(&c, &mm->ptes, 0);
+	while ((t = mt_cursor_next(&c)))
+		free_table(t, NULL);
+	mt_destroy(&mm->ptes);
+}
+
+int rmap_count(struct page *p)
+{
+	int n = 0;
+
+	if (!p->anon_vma)
+		return -1;
+	for (struct avc *c = p->anon_vma->head; c; c = c->av_next) {
+		struct vma *v = c->vma;
+		uint64_t addr;
+
+		if (p->index < c->first || p->index > c->last)
+			continue;
+		addr = v->start + ((p->index - v->pgoff) << PAGE_SHIFT);
+		if (addr >= v->start && addr < v->end && pte_page(mm_pte(v->mm, addr)) == p)
+			n++;
+	}
+	return n;
+}

@@ -1,0 +1,376 @@
+/*
+ * The address-space model: the kernel's merge and split cases, accounting,
+ * faults and resident counts, madvise rules, and every invariant of the
+ * VMA, anon_vma and page families firing on a state broken by hand.
+ */
+#include "alloc.h"
+#include "anon.h"
+#include "check.h"
+#include "mem_check.h"
+#include "mm.h"
+#include "page.h"
+#include "test.h"
+
+#include <errno.h>
+
+#define LO 0x200000000000ull
+#define P(n) ((uint64_t)(n) << PAGE_SHIFT)
+#define A(n) (LO + P(n))
+
+static struct mm *mm;
+
+static bool setup(void)
+{
+	mm = mm_create(0, LO, LO + P(0x40000));
+	return mm != NULL;
+}
+
+static bool teardown(void)
+{
+	ASSERT(mm_validate(mm));
+	ASSERT(mm_check_at_rest(mm));
+	mm_destroy(mm);
+	rcu_barrier();
+	ASSERT(mem_check_empty());
+	return true;
+}
+
+static int64_t map(uint64_t page, uint64_t pages, int prot, int flags)
+{
+	return mm_mmap(mm, A(page), P(pages), prot, flags | MAP_FIXED, NULL, 0);
+}
+
+#define RW (PROT_READ | PROT_WRITE)
+#define PRIV_ANON (MAP_PRIVATE | MAP_ANONYMOUS)
+
+static bool test_new_mapping_merges(void)
+{
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 8, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(2), true), 0);
+	ASSERT(mm_vma_at(mm, A(0x10))->anon_vma != NULL);
+	/* after and before: both merge into the VMA that has an anon_vma */
+	ASSERT_EQ(map(0x18, 4, RW, PRIV_ANON), A(0x18));
+	ASSERT_EQ(map(0x8, 8, RW, PRIV_ANON), A(0x8));
+	ASSERT_EQ(mm->map_count, 1);
+	ASSERT_EQ(mm_vma_at(mm, A(0x8))->end, A(0x1c));
+	/* different protection: no merge */
+	ASSERT_EQ(map(0x1c, 4, PROT_READ, PRIV_ANON), A(0x1c));
+	ASSERT_EQ(mm->map_count, 2);
+	ASSERT(mm_validate(mm));
+	return teardown();
+}
+
+static bool test_mprotect_splits_and_merges_back(void)
+{
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 8, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_mprotect(mm, A(0x12), P(2), PROT_READ), 0);
+	ASSERT_EQ(mm->map_count, 3);
+	/* VM_ACCOUNT stays, so making it writable again merges both ways */
+	ASSERT(mm_vma_at(mm, A(0x12))->flags & VM_ACCOUNT);
+	ASSERT_EQ(mm_mprotect(mm, A(0x12), P(2), RW), 0);
+	ASSERT_EQ(mm->map_count, 1);
+	/* a hole: -ENOMEM, after changing what came before it */
+	ASSERT_EQ(mm_mprotect(mm, A(0x10), P(0x10), PROT_READ), -ENOMEM);
+	ASSERT(!(mm_vma_at(mm, A(0x10))->flags & VM_WRITE));
+	return teardown();
+}
+
+static bool test_account_flag_blocks_merge(void)
+{
+	ASSERT(setup());
+	/* read-only private: not charged; made writable: charged */
+	ASSERT_EQ(map(0x10, 4, PROT_READ, PRIV_ANON), A(0x10));
+	ASSERT(!(mm_vma_at(mm, A(0x10))->flags & VM_ACCOUNT));
+	ASSERT_EQ(mm_mprotect(mm, A(0x10), P(4), RW), 0);
+	ASSERT(mm_vma_at(mm, A(0x10))->flags & VM_ACCOUNT);
+	/* charged, then read-only: differs from a new read-only neighbour */
+	ASSERT_EQ(mm_mprotect(mm, A(0x10), P(4), PROT_READ), 0);
+	ASSERT_EQ(map(0x14, 4, PROT_READ, PRIV_ANON), A(0x14));
+	ASSERT_EQ(mm->map_count, 2);
+	return teardown();
+}
+
+static bool test_incompatible_anon_vmas_do_not_merge(void)
+{
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(map(0x18, 4, RW, PRIV_ANON), A(0x18));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(1), true), 0);
+	ASSERT_EQ(mm_touch(mm, A(0x18), P(1), true), 0);
+	ASSERT(mm_vma_at(mm, A(0x10))->anon_vma != mm_vma_at(mm, A(0x18))->anon_vma);
+	/* filling the hole merges with one side only */
+	ASSERT_EQ(map(0x14, 4, RW, PRIV_ANON), A(0x14));
+	ASSERT_EQ(mm->map_count, 2);
+	ASSERT_EQ(mm_vma_at(mm, A(0x10))->end, A(0x18));
+	return teardown();
+}
+
+static bool test_faults_and_resident_pages(void)
+{
+	struct vma_usage u;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 8, RW, PRIV_ANON), A(0x10));
+	/* reads map the zero page: nothing resident */
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(8), false), 0);
+	vma_usage(mm, mm_vma_at(mm, A(0x10)), &u);
+	ASSERT_EQ(u.rss, 0);
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(3), true), 0);
+	vma_usage(mm, mm_vma_at(mm, A(0x10)), &u);
+	ASSERT_EQ(u.rss, 3);
+	ASSERT_EQ(u.anonymous, 3);
+	ASSERT_EQ(mm->rss_anon, 3);
+	ASSERT_EQ(mm_madvise(mm, A(0x10), P(2), MADV_DONTNEED), 0);
+	ASSERT_EQ(mm->rss_anon, 1);
+	/* shared anonymous: resident but not Anonymous */
+	ASSERT_EQ(map(0x20, 2, RW, MAP_SHARED | MAP_ANONYMOUS), A(0x20));
+	ASSERT_EQ(mm_touch(mm, A(0x20), P(2), true), 0);
+	vma_usage(mm, mm_vma_at(mm, A(0x20)), &u);
+	ASSERT_EQ(u.rss, 2);
+	ASSERT_EQ(u.anonymous, 0);
+	/* no access */
+	ASSERT_EQ(mm_mprotect(mm, A(0x20), P(2), 0), 0);
+	ASSERT_EQ(mm_touch(mm, A(0x20), P(1), false), -EFAULT);
+	ASSERT_EQ(mm_touch(mm, A(0x30), P(1), false), -EFAULT);
+	return teardown();
+}
+
+static bool test_madvise_rules(void)
+{
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(map(0x20, 4, RW, MAP_SHARED | MAP_ANONYMOUS), A(0x20));
+	ASSERT_EQ(mm_madvise(mm, A(0x20), P(4), MADV_WIPEONFORK), -EINVAL);
+	ASSERT_EQ(mm_madvise(mm, A(0x11), P(2), MADV_WIPEONFORK), 0);
+	ASSERT_EQ(mm->map_count, 4);
+	ASSERT(mm_vma_at(mm, A(0x11))->flags & VM_WIPEONFORK);
+	ASSERT_EQ(mm_madvise(mm, A(0x10), P(4), MADV_KEEPONFORK), 0);
+	ASSERT_EQ(mm->map_count, 2);
+	/* a hole: the mapped parts change, the call says -ENOMEM */
+	ASSERT_EQ(mm_madvise(mm, A(0x10), P(0x14), MADV_DONTFORK), -ENOMEM);
+	ASSERT(mm_vma_at(mm, A(0x20))->flags & VM_DONTCOPY);
+	ASSERT_EQ(mm_madvise(mm, A(0x10) + 1, P(1), MADV_DONTFORK), -EINVAL);
+	ASSERT_EQ(mm_madvise(mm, A(0x10), P(1), 1234), -EINVAL);
+	return teardown();
+}
+
+static bool test_munmap_and_mmap_errors(void)
+{
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 8, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_munmap(mm, A(0x12), P(2)), 0);
+	ASSERT_EQ(mm->map_count, 2);
+	ASSERT_EQ(mm_munmap(mm, A(0x12) + 5, P(1)), -EINVAL);
+	ASSERT_EQ(mm_munmap(mm, A(0x12), 0), -EINVAL);
+	ASSERT_EQ(mm_mmap(mm, A(0x10), P(1), RW, PRIV_ANON | MAP_FIXED_NOREPLACE, NULL, 0),
+		  -EEXIST);
+	ASSERT_EQ(mm_mmap(mm, A(0x10) + 1, P(1), RW, PRIV_ANON | MAP_FIXED, NULL, 0), -EINVAL);
+	ASSERT_EQ(mm_mmap(mm, 0, 0, RW, PRIV_ANON, NULL, 0), -EINVAL);
+	ASSERT_EQ(mm_mmap(mm, 0, P(1), RW, MAP_ANONYMOUS, NULL, 0), -EINVAL);
+	/* no address: top-down from the top of the window */
+	ASSERT_EQ(mm_mmap(mm, 0, P(1), RW, PRIV_ANON, NULL, 0), (int64_t)(LO + P(0x40000 - 1)));
+	/* MAP_FIXED over the middle replaces it */
+	ASSERT_EQ(map(0x10, 8, PROT_READ, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm->map_count, 2);
+	return teardown();
+}
+
+/* ---- every invariant fires on a state broken by hand ---------------------- */
+
+static bool fires(enum check_id id)
+{
+	unsigned n;
+
+	check_clear();
+	check_set_mode(CHECK_COLLECT);
+	mm_validate(mm);
+	check_set_mode(CHECK_ABORT);
+	n = check_count(id);
+	check_clear();
+	if (!n)
+		fprintf(stderr, "  %s did not fire\n", check_name(id));
+	return n > 0;
+}
+
+static bool test_vma_checks_fire(void)
+{
+	struct vma *v;
+	uint64_t saved;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(map(0x20, 4, RW, MAP_SHARED | MAP_ANONYMOUS), A(0x20));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(4), true), 0);
+	v = mm_vma_at(mm, A(0x10));
+	ASSERT(mm_validate(mm));
+
+	saved = v->end;
+	v->end = A(0x13);
+	ASSERT(fires(CK_VMA_TREE_INDEX));
+	v->end = A(0x13) + 8;
+	ASSERT(fires(CK_VMA_ALIGNED));
+	v->end = saved;
+
+	{
+		struct mm *other = mm_create(1, LO, LO + P(0x40000));
+
+		v->mm = other;
+		ASSERT(fires(CK_VMA_MM));
+		v->mm = mm;
+		mm_destroy(other);
+	}
+
+	mm->map_count++;
+	ASSERT(fires(CK_VMA_COUNT));
+	mm->map_count--;
+
+	v->flags |= VM_SHARED;
+	ASSERT(fires(CK_VMA_FLAGS));
+	v->flags &= ~VM_SHARED;
+	mm_vma_at(mm, A(0x20))->flags |= VM_WIPEONFORK;
+	ASSERT(fires(CK_VMA_FLAGS));
+	mm_vma_at(mm, A(0x20))->flags &= ~VM_WIPEONFORK;
+
+	v->pgoff++;
+	ASSERT(fires(CK_VMA_PGOFF));
+	v->pgoff--;
+
+	{
+		struct file *f = mm_vma_at(mm, A(0x20))->file;
+
+		f->n_mmap--;
+		ASSERT(fires(CK_VMA_FILE_LINK));
+		f->n_mmap++;
+	}
+	/* a zero entry in the tree, over a hole */
+	ASSERT_EQ(mt_store_range(&mm->mt, A(0x40), A(0x41) - 1, MT_ZERO_ENTRY), 0);
+	ASSERT(fires(CK_VMA_ZERO_ENTRY));
+	ASSERT_EQ(mt_store_range(&mm->mt, A(0x40), A(0x41) - 1, NULL), 0);
+
+	/* a VMA left write-locked at rest */
+	check_clear();
+	check_set_mode(CHECK_COLLECT);
+	vma_start_write(&v->lock, &mm->lock);	/* no mmap lock: also SYNC_VMA_LOCK */
+	mm_check_at_rest(mm);
+	check_set_mode(CHECK_ABORT);
+	ASSERT(check_count(CK_VMA_LOCK_AT_REST) > 0);
+	check_clear();
+	mm->lock.seq++;
+	/* a VMA of another size than its anon intervals */
+	ASSERT(mm_validate(mm));
+	return teardown();
+}
+
+static bool test_anon_and_page_checks_fire(void)
+{
+	struct vma *v, *w;
+	struct avc *c;
+	struct page *p;
+	uintptr_t *slot;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(map(0x20, 4, RW, PRIV_ANON), A(0x20));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(4), true), 0);
+	ASSERT_EQ(mm_touch(mm, A(0x20), P(1), true), 0);
+	v = mm_vma_at(mm, A(0x10));
+	w = mm_vma_at(mm, A(0x20));
+	c = v->chain;
+	ASSERT(mm_validate(mm));
+
+	c->last++;
+	ASSERT(fires(CK_ANON_INTERVAL));
+	c->last--;
+
+	v->anon_vma->num_active_vmas++;
+	ASSERT(fires(CK_ANON_NUM_ACTIVE));
+	v->anon_vma->num_active_vmas--;
+
+	v->anon_vma->num_children++;
+	ASSERT(fires(CK_ANON_NUM_CHILDREN));
+	v->anon_vma->num_children--;
+
+	v->anon_vma->refcount++;
+	ASSERT(fires(CK_ANON_REFCOUNT));
+	v->anon_vma->refcount--;
+
+	/* the chain entry off its anon_vma's list */
+	{
+		struct anon_vma *av = c->av;
+		struct avc *head = av->head;
+
+		av->head = c->av_next;
+		ASSERT(fires(CK_ANON_AVC_LISTS));
+		av->head = head;
+	}
+	/* w points at v's anon_vma but keeps its own chain */
+	{
+		struct anon_vma *own = w->anon_vma;
+
+		w->anon_vma = v->anon_vma;
+		ASSERT(fires(CK_ANON_VMA_IN_CHAIN));
+		ASSERT(fires(CK_ANON_SAME_CHAIN));
+		w->anon_vma = own;
+	}
+
+	/* pages */
+	p = pte_page(mm_pte(mm, A(0x10)));
+	p->mapcount++;
+	ASSERT(fires(CK_PAGE_MAPCOUNT));
+	p->mapcount--;
+	p->refcount++;
+	ASSERT(fires(CK_PAGE_REFCOUNT));
+	p->refcount--;
+	p->index++;
+	ASSERT(fires(CK_PAGE_INDEX));
+	ASSERT(fires(CK_PAGE_RMAP));
+	p->index--;
+	mm->rss_anon++;
+	ASSERT(fires(CK_PAGE_RSS));
+	mm->rss_anon--;
+	/* the same page mapped twice, once writable */
+	{
+		struct pgtable *t = mt_load(&mm->ptes, (A(0x11) >> PAGE_SHIFT) >> PT_SHIFT);
+		uintptr_t saved;
+
+		slot = &t->pte[(A(0x11) >> PAGE_SHIFT) & (PT_ENTRIES - 1)];
+		saved = *slot;
+		pte_page(saved)->mapcount--;
+		pte_page(saved)->refcount--;
+		*slot = (uintptr_t)p;	/* read-only second mapping of p */
+		p->mapcount++;
+		p->refcount++;
+		ASSERT(fires(CK_PAGE_COW));
+		p->mapcount--;
+		p->refcount--;
+		*slot = saved;
+		pte_page(saved)->mapcount++;
+		pte_page(saved)->refcount++;
+	}
+	/* writable in a read-only VMA */
+	ASSERT_EQ(mm_mprotect(mm, A(0x20), P(4), PROT_READ), 0);
+	{
+		struct pgtable *t = mt_load(&mm->ptes, (A(0x20) >> PAGE_SHIFT) >> PT_SHIFT);
+
+		t->pte[(A(0x20) >> PAGE_SHIFT) & (PT_ENTRIES - 1)] |= 1;
+		ASSERT(fires(CK_PAGE_OUTSIDE_VMA));
+		t->pte[(A(0x20) >> PAGE_SHIFT) & (PT_ENTRIES - 1)] &= ~(uintptr_t)1;
+	}
+	return teardown();
+}
+
+int main(void)
+{
+	TEST(test_new_mapping_merges);
+	TEST(test_mprotect_splits_and_merges_back);
+	TEST(test_account_flag_blocks_merge);
+	TEST(test_incompatible_anon_vmas_do_not_merge);
+	TEST(test_faults_and_resident_pages);
+	TEST(test_madvise_rules);
+	TEST(test_munmap_and_mmap_errors);
+	TEST(test_vma_checks_fire);
+	TEST(test_anon_and_page_checks_fire);
+	return test_summary();
+}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 const struct fuzz_target *const fuzz_targets[] = {
+    &fuzz_mm_target,
     &fuzz_mtree_target,
     NULL,
 };

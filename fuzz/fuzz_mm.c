@@ -33,12 +33,17 @@ enum {
 	OP_MPROTECT,
 	OP_MADVISE,
 	OP_TOUCH,
+	OP_UFFD_CREATE,
+	OP_UFFD_REGISTER,
+	OP_UFFD_UNREGISTER,
+	OP_UFFD_RELEASE,
 	OP_NR
 };
 
 #define F_PROC { FK_SEL, "p", MMF_MAX_PROCS, NULL }
 #define F_RANGE { FK_RANGE, NULL, 0, NULL }
-#define F_PROT { FK_FLAGS, NULL, 0, mmf_prot_names }
+#define F_PROT {FK_FLAGS, NULL, 0, mmf_prot_names}
+#define F_UFFD {FK_SEL, "h", 8, NULL}
 
 static const struct prog_opdesc mm_ops[OP_NR] = {
 	[OP_MMAP] = { "mmap",
@@ -55,6 +60,13 @@ static const struct prog_opdesc mm_ops[OP_NR] = {
 			 { F_PROC, F_RANGE, { FK_CHOICE, NULL, 0, mmf_advice_names } } },
 	[OP_TOUCH] = { "touch", "fault every page of the range", 3,
 		       { F_PROC, F_RANGE, { FK_CHOICE, NULL, 0, mmf_access_names } } },
+    [OP_UFFD_CREATE] = {"uffd_create", "open a userfaultfd on the process (fork: with the fork event)",
+			2, {F_PROC, {FK_CHOICE, NULL, 0, mmf_uffd_feature_names}}},
+    [OP_UFFD_REGISTER] = {"uffd_register", "register the range with context h<k> in modes", 4,
+			  {F_PROC, F_RANGE, {FK_FLAGS, NULL, 0, mmf_uffd_mode_names}, F_UFFD}},
+    [OP_UFFD_UNREGISTER] = {"uffd_unregister", "unregister the range from context h<k>", 3,
+			    {F_PROC, F_RANGE, F_UFFD}},
+    [OP_UFFD_RELEASE] = {"uffd_release", "close context h<k>", 2, {F_PROC, F_UFFD}},
 };
 
 static const char *const mm_config[] = { NULL };
@@ -72,12 +84,15 @@ static const struct prog_desc mm_desc = {
 static void run_op(void *arg, const struct prog_op *op)
 {
 	struct mmf_state *s = arg;
-	struct mm *mm = s->mm[op->arg[0] % MMF_MAX_PROCS];
+	unsigned p = op->arg[0] % MMF_MAX_PROCS;
+	struct mm *mm = s->mm[p];
 	struct mmf_call c;
 
 	if (!mm)
 		return;
-	mmf_resolve(mm, &op->arg[1], &c.start, &c.len);
+	memset(&c, 0, sizeof(c));
+	if (mm_ops[op->code].fields[1].kind == FK_RANGE)
+		mmf_resolve(mm, &op->arg[1], &c.start, &c.len);
 	switch (op->code) {
 	case OP_MMAP:
 		c.op = MMF_MMAP;
@@ -101,9 +116,26 @@ static void run_op(void *arg, const struct prog_op *op)
 		c.op = MMF_TOUCH;
 		c.write = op->arg[5] == 1;
 		break;
+	case OP_UFFD_CREATE:
+		c.op = MMF_UFFD_CREATE;
+		c.modes = op->arg[1];
+		break;
+	case OP_UFFD_REGISTER:
+		c.op = MMF_UFFD_REGISTER;
+		c.modes = op->arg[5];
+		c.handle = op->arg[6];
+		break;
+	case OP_UFFD_UNREGISTER:
+		c.op = MMF_UFFD_UNREGISTER;
+		c.handle = op->arg[5];
+		break;
+	case OP_UFFD_RELEASE:
+		c.op = MMF_UFFD_RELEASE;
+		c.handle = op->arg[1];
+		break;
 	}
 	exec_arm(op);
-	mmf_call(s, mm, &c);
+	mmf_call(s, p, &c);
 	exec_disarm();
 }
 
@@ -134,8 +166,8 @@ static int mm_run(const uint8_t *data, size_t size)
 
 const struct fuzz_target fuzz_mm_target = {
 	.name = "fuzz_mm",
-	.summary = "address space: mmap, munmap, mprotect, madvise, faults, on threads, with "
-		   "every VMA, anon_vma, page and memory invariant",
+	.summary = "address space: mmap, munmap, mprotect, madvise, faults, userfaultfd, on threads, "
+		   "with every VMA, anon_vma, page, userfaultfd and memory invariant",
 	.desc = &mm_desc,
 	.run = mm_run,
 };

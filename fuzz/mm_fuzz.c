@@ -6,6 +6,7 @@
 #include "mem_check.h"
 #include "prog.h"
 #include "sync.h"
+#include "uffd.h"
 
 #include <errno.h>
 #include <string.h>
@@ -16,6 +17,8 @@ const char *const mmf_place_names[] = { "fixed", "noreplace", "hint", NULL };
 const char *const mmf_advice_names[] = { "dontneed", "dontfork", "dofork", "wipeonfork",
 					 "keeponfork", NULL };
 const char *const mmf_access_names[] = { "read", "write", NULL };
+const char *const mmf_uffd_mode_names[] = { "missing", "wp", "minor", NULL };
+const char *const mmf_uffd_feature_names[] = { "nofork", "fork", NULL };
 
 int mmf_init(struct mmf_state *s)
 {
@@ -47,6 +50,12 @@ void mmf_finish(struct mmf_state *s)
 
 	for (unsigned i = 0; i < n; i++)
 		mm_check_at_rest(mms[i]);
+	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
+		for (unsigned k = 0; k < MMF_FDS; k++)
+			if (s->fd[i][k]) {
+				uffd_put(s->fd[i][k]);
+				s->fd[i][k] = NULL;
+			}
 	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
 		if (s->mm[i]) {
 			mm_destroy(s->mm[i]);
@@ -174,8 +183,50 @@ int mmf_advice(uint8_t advice)
 	return map[advice % 5];
 }
 
-void mmf_call(struct mmf_state *s, struct mm *mm, struct mmf_call *c)
+/* The process's fd table: a slot read and cleared with no scheduling point
+ * in between, and a reference held across the call, as fdget() does. */
+static void uffd_call(struct mmf_state *s, unsigned p, struct mmf_call *c)
 {
+	struct uffd_ctx **slot = &s->fd[p][c->handle % MMF_FDS], *x = *slot;
+
+	if (c->op == MMF_UFFD_CREATE) {
+		if (x) {
+			c->result = -EMFILE;
+			return;
+		}
+		x = uffd_create(s->mm[p], c->modes == 1);
+		c->result = x ? 0 : -ENOMEM;
+		if (x && *slot) {
+			/* another thread took the slot while we created */
+			uffd_put(x);
+			c->result = -EMFILE;
+			return;
+		}
+		*slot = x;
+		return;
+	}
+	if (!x) {
+		c->result = -EBADF;
+		return;
+	}
+	if (c->op == MMF_UFFD_RELEASE) {
+		*slot = NULL;
+		uffd_put(x);
+		c->result = 0;
+		return;
+	}
+	uffd_get(x);
+	if (c->op == MMF_UFFD_REGISTER)
+		c->result = uffd_register(x, c->start, c->len, c->modes);
+	else
+		c->result = uffd_unregister(x, c->start, c->len);
+	uffd_put(x);
+}
+
+void mmf_call(struct mmf_state *s, unsigned p, struct mmf_call *c)
+{
+	struct mm *mm = s->mm[p];
+
 	switch (c->op) {
 	case MMF_MMAP: {
 		int flags = mmf_mmap_flags(c);
@@ -198,6 +249,12 @@ void mmf_call(struct mmf_state *s, struct mm *mm, struct mmf_call *c)
 	case MMF_TOUCH:
 		c->result = mm_touch(mm, c->start, c->len, c->write);
 		break;
+	case MMF_UFFD_CREATE:
+	case MMF_UFFD_REGISTER:
+	case MMF_UFFD_UNREGISTER:
+	case MMF_UFFD_RELEASE:
+		uffd_call(s, p, c);
+		break;
 	}
 }
 
@@ -216,6 +273,7 @@ void mmf_check(struct mmf_state *s)
 	mem_check_live(AK_PAGE, r.pages);
 	mem_check_live(AK_PGTABLE, r.pgtables);
 	mem_check_live(AK_FILE, r.files);
+	mem_check_live(AK_UFFD_CTX, r.uffd);
 	mem_check_live(AK_MT_NODE, r.nodes + rcu_pending(AK_MT_NODE));
 }
 

@@ -23,16 +23,31 @@ extern const char *const mmf_kind_names[];
 extern const char *const mmf_place_names[];
 extern const char *const mmf_advice_names[];
 extern const char *const mmf_access_names[];
+extern const char *const mmf_uffd_mode_names[];
+extern const char *const mmf_uffd_feature_names[];
 
 enum mmf_kind { MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_PRIVATE_FILE, MMF_SHARED_FILE };
 enum mmf_place { MMF_FIXED, MMF_NOREPLACE, MMF_HINT };
 
+#define MMF_FDS 8
+
 struct mmf_state {
 	struct mm *mm[MMF_MAX_PROCS];
 	struct file *files[MMF_FILES];
+	struct uffd_ctx *fd[MMF_MAX_PROCS][MMF_FDS];	/* open userfaultfds */
 };
 
-enum mmf_op { MMF_MMAP, MMF_MUNMAP, MMF_MPROTECT, MMF_MADVISE, MMF_TOUCH };
+enum mmf_op {
+	MMF_MMAP,
+	MMF_MUNMAP,
+	MMF_MPROTECT,
+	MMF_MADVISE,
+	MMF_TOUCH,
+	MMF_UFFD_CREATE,
+	MMF_UFFD_REGISTER,
+	MMF_UFFD_UNREGISTER,
+	MMF_UFFD_RELEASE,
+};
 
 /* A call with its arguments resolved: what the model and a real process run. */
 struct mmf_call {
@@ -41,6 +56,8 @@ struct mmf_call {
 	uint8_t prot;		/* bit 0 read, 1 write, 2 exec */
 	uint8_t kind, file, place, advice;
 	bool write;
+	uint8_t handle;		/* userfaultfd: the fd slot (mod MMF_FDS) */
+	uint8_t modes;		/* userfaultfd register modes, or create features */
 	int64_t result;		/* what the model returned */
 };
 
@@ -54,8 +71,8 @@ void mmf_resolve(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *
 int mmf_prot(uint8_t prot);
 int mmf_mmap_flags(const struct mmf_call *c);
 int mmf_advice(uint8_t advice);
-/* Run a call in the model; sets c->result. */
-void mmf_call(struct mmf_state *s, struct mm *mm, struct mmf_call *c);
+/* Run a call of process @p in the model; sets c->result. */
+void mmf_call(struct mmf_state *s, unsigned p, struct mmf_call *c);
 void mmf_check(struct mmf_state *s);
 void mmf_dump(FILE *out, struct mmf_state *s);
 

@@ -63,6 +63,10 @@
 	X(PAGE_RSS, "an mm's resident counters equal its mapped pages")                 \
 	X(PAGE_OUTSIDE_VMA, "no page is mapped outside a VMA, nor writable in a read-only one") \
 	X(PAGE_INDEX, "an anonymous page's index is the page offset it is mapped at")   \
+	/* userfaultfd family (uffd.c) */                                                \
+	X(UFFD_FLAGS_CTX, "a VMA has userfaultfd flags exactly when it has a context")  \
+	X(UFFD_CTX_REFCOUNT, "a context's refcount is 1 while open plus its fork contexts") \
+	X(UFFD_RELEASED_CTX, "no VMA points to a released or foreign context")          \
 	/* memory family */                                                                        \
 	X(MEM_LIVE_MISMATCH, "live objects of a kind equal objects reachable")                     \
 	X(MEM_LEAK_AT_END, "nothing is alive at the end of a program")

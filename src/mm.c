@@ -5,6 +5,7 @@
 #include "anon.h"
 #include "check.h"
 #include "page.h"
+#include "uffd.h"
 #include "vma_internal.h"
 
 #include <inttypes.h>
@@ -36,6 +37,8 @@ void mm_destroy(struct mm *mm)
 	struct vma *v;
 
 	mm->exiting = true;
+	/* the process's userfaultfds are closed before its mm goes */
+	MODEL_ASSERT(mm->uffd_ctxs == NULL);
 	mmap_write_lock(&mm->lock);
 	mt_cursor_init(&c, &mm->mt, 0);
 	while ((v = mt_cursor_next(&c))) {

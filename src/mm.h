@@ -107,6 +107,7 @@ struct mm {
 	uint64_t rss_anon, rss_file;	/* resident pages, as MM_ANONPAGES/MM_FILEPAGES */
 	uint64_t mmap_min, mmap_max;	/* window for mappings without an address */
 	bool exiting;
+	struct uffd_ctx *uffd_ctxs;	/* contexts created on this mm */
 };
 
 static inline uint64_t vma_pages(const struct vma *v)

@@ -8,6 +8,7 @@
 #include "anon.h"
 #include "check.h"
 #include "page.h"
+#include "uffd.h"
 #include "vma_internal.h"
 
 #include <inttypes.h>
@@ -312,8 +313,10 @@ bool mm_validate_all(struct mm *const *mms, unsigned n)
 					" file pages, maps %" PRIu64 " + %" PRIu64,
 					mm->id, mm->rss_anon, mm->rss_file, anon, file);
 	}
-	for (unsigned m = 0; m < n; m++)
+	for (unsigned m = 0; m < n; m++) {
 		ok &= check_pages(mms[m]);
+		ok &= uffd_validate(mms[m]);
+	}
 	ok &= check_anon_counts(mms, n);
 	return ok;
 }
@@ -376,6 +379,8 @@ void mm_reachable(struct mm *const *mms, unsigned n, struct file *const *files, 
 		struct pgtable *t;
 
 		r->nodes += mt_count_nodes(&mms[m]->mt) + mt_count_nodes(&mms[m]->ptes);
+		for (struct uffd_ctx *x = mms[m]->uffd_ctxs; x; x = x->next)
+			r->uffd++;
 		mt_cursor_init(&c, &mms[m]->ptes, 0);
 		while ((t = mt_cursor_next(&c))) {
 			r->pgtables++;

@@ -9,6 +9,7 @@
 #include "mem_check.h"
 #include "mm.h"
 #include "page.h"
+#include "uffd.h"
 #include "test.h"
 
 #include <errno.h>
@@ -361,6 +362,54 @@ static bool test_anon_and_page_checks_fire(void)
 	return teardown();
 }
 
+static bool test_userfaultfd(void)
+{
+	struct uffd_ctx *a, *b;
+	struct vma *v;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 8, RW, PRIV_ANON), A(0x10));
+	a = uffd_create(mm, true);
+	b = uffd_create(mm, false);
+	ASSERT(a && b);
+	ASSERT_EQ(uffd_register(a, A(0x12), P(2), UFFD_MODE_MISSING), 0);
+	ASSERT_EQ(mm->map_count, 3);
+	v = mm_vma_at(mm, A(0x12));
+	ASSERT(v->uffd == a && (v->flags & VM_UFFD_MISSING));
+	/* another context: busy; a hole: invalid */
+	ASSERT_EQ(uffd_register(b, A(0x12), P(1), UFFD_MODE_WP), -EBUSY);
+	ASSERT_EQ(uffd_register(b, A(0x17), P(2), UFFD_MODE_WP), -EINVAL);
+	/* a missing fault waits for the handler */
+	ASSERT_EQ(mm_touch(mm, A(0x12), P(1), true), -EAGAIN);
+	ASSERT(mm_validate(mm));
+	/* the "no context, no flags" invariant, broken both ways */
+	v->uffd = NULL;
+	ASSERT(fires(CK_UFFD_FLAGS_CTX));
+	v->uffd = b;
+	v->flags &= ~VM_UFFD_FLAGS;
+	ASSERT(fires(CK_UFFD_FLAGS_CTX));
+	v->flags |= VM_UFFD_MISSING;
+	v->uffd = a;
+	a->refcount++;
+	ASSERT(fires(CK_UFFD_CTX_REFCOUNT));
+	a->refcount--;
+	/* the last reference's release clears its VMAs, which merge back */
+	uffd_put(a);
+	ASSERT_EQ(mm->map_count, 1);
+	ASSERT(!(mm_vma_at(mm, A(0x12))->flags & VM_UFFD_FLAGS));
+	ASSERT_EQ(uffd_register(b, A(0x10), P(8), UFFD_MODE_WP), 0);
+	{
+		/* a VMA pointing to a context that is gone */
+		struct uffd_ctx *gone = b;
+
+		mm->uffd_ctxs = NULL;
+		ASSERT(fires(CK_UFFD_RELEASED_CTX));
+		mm->uffd_ctxs = gone;
+	}
+	uffd_put(b);
+	return teardown();
+}
+
 int main(void)
 {
 	TEST(test_new_mapping_merges);
@@ -372,5 +421,6 @@ int main(void)
 	TEST(test_munmap_and_mmap_errors);
 	TEST(test_vma_checks_fire);
 	TEST(test_anon_and_page_checks_fire);
+	TEST(test_userfaultfd);
 	return test_summary();
 }

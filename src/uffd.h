@@ -1,0 +1,51 @@
+/*
+ * userfaultfd contexts (after fs/userfaultfd.c): a context is created on an
+ * mm, registers ranges of its VMAs in modes (missing, write-protect, minor),
+ * which sets the VMAs' VM_UFFD_* flags and their context, unregisters them,
+ * and on release clears the flags and context of every VMA it covered.
+ *
+ * Invariants (userfaultfd family): a VMA has userfaultfd flags exactly when
+ * it has a context ("no context implies no flags" is what the early return
+ * of the userfaultfd-early-return-dup seed relies on in fork); at rest a
+ * context's reference count is one per open fd plus one per fork context;
+ * no VMA points to a context that is not open on its mm.
+ */
+#ifndef VMAFUZZ_UFFD_H
+#define VMAFUZZ_UFFD_H
+
+#include "mm.h"
+
+#define UFFD_MODE_MISSING 1
+#define UFFD_MODE_WP 2
+#define UFFD_MODE_MINOR 4
+
+struct uffd_ctx {
+	struct mm *mm;
+	int refcount;
+	bool released;
+	bool event_fork;	/* the UFFD_FEATURE_EVENT_FORK feature */
+	unsigned id;
+	struct uffd_ctx *next;	/* the mm's contexts */
+};
+
+/* A new context on @mm (NULL: allocation failed). */
+struct uffd_ctx *uffd_create(struct mm *mm, bool event_fork);
+/* UFFDIO_REGISTER: 0, -EINVAL (hole, unaligned, no mode, VMA type), -EBUSY
+ * (another context holds a VMA), -ENOMEM. */
+int uffd_register(struct uffd_ctx *ctx, uint64_t start, uint64_t len, unsigned modes);
+/* UFFDIO_UNREGISTER: clears this context's VMAs in the range. */
+int uffd_unregister(struct uffd_ctx *ctx, uint64_t start, uint64_t len);
+/*
+ * References are those of the file: one per open fd, one per fdget() of an
+ * operation in progress, one per fork context. Dropping the last one is the
+ * file's release (userfaultfd_release): every VMA of the context loses its
+ * flags and context, then the context is freed. It takes the mmap write
+ * lock, so no caller may hold it.
+ */
+void uffd_get(struct uffd_ctx *ctx);
+void uffd_put(struct uffd_ctx *ctx);
+
+/* The userfaultfd family over @mm and its open contexts. */
+bool uffd_validate(struct mm *mm);
+
+#endif

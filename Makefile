@@ -11,6 +11,9 @@
 #   fuzz/main_replay.c          main() of the replay driver, once per target
 #   tools/*.c bench/*.c         out/vmafuzz (main() in tools/vmafuzz.c)
 #   tests/test_<name>.c         out/tests/test_<name>
+#   src/*.c minus src/sched.c src/sync.c (the fiber backend), src/threads/*.c
+#   (the pthread + liburcu backend) and tests/stress/*.c
+#                               -> out/tsan/tsan_stress (ThreadSanitizer)
 #   corpus/<target>/*.txt       -> out/corpus/<target>/<name>   (vmafuzz compile)
 #   corpus/regress/<target>/*.txt -> out/regress/<target>/<name>
 #
@@ -61,6 +64,13 @@ TEST_SRCS    := $(wildcard tests/test_*.c)
 TARGETS      := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
 TESTS        := $(patsubst tests/%.c,%,$(TEST_SRCS))
 
+# The tsan flavor links the threads backend instead of the fiber one; the
+# two define the same symbols and are never linked together.
+FIBER_SRCS   := src/sched.c src/sync.c
+THREADS_SRCS := $(wildcard src/threads/*.c)
+STRESS_SRCS  := $(wildcard tests/stress/*.c)
+TSAN_SRCS    := $(filter-out $(FIBER_SRCS),$(MODEL_SRCS)) $(THREADS_SRCS) $(STRESS_SRCS)
+
 SEED_TXTS    := $(filter-out corpus/regress/%,$(wildcard corpus/*/*.txt))
 REGRESS_TXTS := $(wildcard corpus/regress/*/*.txt)
 
@@ -104,7 +114,16 @@ LINK_gcc-check   =
 CC_oss-fuzz      = $(CC)
 FLAGS_oss-fuzz   = $(CFLAGS)
 
-FLAVORS := libfuzzer afl replay tool test gcc-check oss-fuzz
+# ThreadSanitizer on real threads (tests/tsan.sh): pthreads and liburcu.
+CC_tsan          = $(CC)
+FLAGS_tsan       = -g -O1 -fsanitize=thread -Werror
+LINK_tsan        = -fsanitize=thread
+URCU_LIBS        = -lurcu-memb
+# src/sched.h would shadow the system <sched.h> that <pthread.h> includes:
+# the tsan flavor searches the project's directories for "..." only.
+$(OBJDIR)/tsan/%.o: BASE_CFLAGS := $(patsubst -I%,-iquote %,$(BASE_CFLAGS))
+
+FLAVORS := libfuzzer afl replay tool test gcc-check oss-fuzz tsan
 
 # $(call objs,FLAVOR,SOURCES): object files of SOURCES in FLAVOR's directory
 objs = $(patsubst %.c,$(OBJDIR)/$(1)/%.o,$(2))
@@ -152,16 +171,19 @@ GCC_REPLAY_BINS := $(addprefix $(OBJDIR)/gcc-check/bin/replay/,$(TARGETS))
 GCC_TOOL_BIN    := $(OBJDIR)/gcc-check/bin/vmafuzz
 GCC_TEST_BINS   := $(addprefix $(OBJDIR)/gcc-check/bin/tests/,$(TESTS))
 OSSFUZZ_BINS   := $(addprefix $(OSSFUZZ_OUT)/,$(TARGETS))
+TSAN_BIN       := $(OUTDIR)/tsan/tsan_stress
 SEEDS          := $(patsubst corpus/%.txt,$(OUTDIR)/corpus/%,$(SEED_TXTS))
 REGRESS        := $(patsubst corpus/regress/%.txt,$(OUTDIR)/regress/%,$(REGRESS_TXTS))
 
 HAVE_AFL := $(shell command -v $(AFL_CC) 2>/dev/null)
+# liburcu's headers (Debian liburcu-dev), for the tsan flavor.
+HAVE_URCU := $(shell $(CC) -E -include urcu/urcu-memb.h -x c /dev/null >/dev/null 2>&1 && echo yes)
 
 .DEFAULT_GOAL := all
-.PHONY: all libfuzzer afl replay tool test gcc-check oss-fuzz corpus regress \
+.PHONY: all libfuzzer afl replay tool test gcc-check oss-fuzz tsan corpus regress \
 	clean help list-targets FORCE
 
-all: libfuzzer afl replay tool test corpus regress
+all: libfuzzer libfuzzer-plain afl replay tool test tsan corpus regress
 
 libfuzzer: $(LIBFUZZER_BINS)
 replay: $(REPLAY_BINS)
@@ -184,6 +206,13 @@ afl: $(AFL_BINS)
 else
 afl:
 	@echo "AFL++ build skipped: $(AFL_CC) not found (install the afl++ package)"
+endif
+
+ifneq ($(HAVE_URCU),)
+tsan: $(TSAN_BIN)
+else
+tsan:
+	@echo "tsan build skipped: liburcu headers not found (install the liburcu-dev package)"
 endif
 
 # ------------------------------------------------------------------ links
@@ -232,6 +261,11 @@ $(GCC_TEST_BINS): $(OBJDIR)/gcc-check/bin/tests/%: $(OBJDIR)/gcc-check/tests/%.o
 	$(call msg,LD,$@)
 	$(Q)$(CC_gcc-check) $^ $(LDLIBS) -o $@
 
+$(TSAN_BIN): $(call objs,tsan,$(TSAN_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_tsan) $(LINK_tsan) $^ $(URCU_LIBS) $(LDLIBS) -o $@
+
 ifneq ($(OSSFUZZ_OUT),)
 $(OSSFUZZ_BINS): $(OSSFUZZ_OUT)/%: $(OBJDIR)/oss-fuzz/engine/%.o \
 		$(call objs,oss-fuzz,$(LIB_SRCS))
@@ -239,6 +273,131 @@ $(OSSFUZZ_BINS): $(OSSFUZZ_OUT)/%: $(OBJDIR)/oss-fuzz/engine/%.o \
 	$(call msg,LD,$@)
 	$(Q)$(CXX) $(CXXFLAGS) $^ $(LIB_FUZZING_ENGINE) $(LDLIBS) -o $@
 endif
+
+# ------------------------------------------------------------ planted bugs
+# A planted bug is a small change under #ifdef VMAFUZZ_BUG_<name> in src/,
+# compiled in only by these goals, never by a normal build (they test the
+# triage tools: tests/triage.sh):
+#   make bug-replay BUG=<name>      -> out/bugs/<name>/replay/<target>
+#   make bug-libfuzzer BUG=<name>   -> out/bugs/<name>/libfuzzer/<target>
+# BUG may name several ("a b" or a,b: out/bugs/a+b/). Only the files that
+# mention a switch are compiled again, with it, into out/obj/bug-<name>/ (or
+# bug-<name>-libfuzzer/); the rest are the replay (libfuzzer) flavor's objects.
+BUGS := $(sort $(patsubst VMAFUZZ_BUG_%,%,$(shell grep -rhoE 'VMAFUZZ_BUG_[A-Za-z0-9_]+' src fuzz 2>/dev/null)))
+bug_comma := ,
+bug_space := $(subst ,, )
+BUG_LIST := $(sort $(subst $(bug_comma), ,$(subst +, ,$(BUG))))
+BUG_NAME := $(subst $(bug_space),+,$(BUG_LIST))
+.PHONY: bug-replay bug-libfuzzer list-bugs
+list-bugs:
+	@echo $(BUGS)
+ifeq ($(BUG_LIST),)
+bug-replay bug-libfuzzer:
+	@echo "make $@: set BUG=<name>; planted bugs: $(BUGS)" >&2; exit 2
+else ifneq ($(filter-out $(BUGS),$(BUG_LIST)),)
+bug-replay bug-libfuzzer:
+	@echo "make $@: no planted bug '$(filter-out $(BUGS),$(BUG_LIST))' (no VMAFUZZ_BUG_<name> in src/ or fuzz/); have: $(BUGS)" >&2; exit 2
+else
+BUG_DEFS := $(addprefix -DVMAFUZZ_BUG_,$(BUG_LIST))
+BUG_MENTIONS := $(shell grep -lwE '$(subst $(bug_space),|,$(addprefix VMAFUZZ_BUG_,$(BUG_LIST)))' \
+	$(LIB_SRCS) $(wildcard src/*.h fuzz/*.h) 2>/dev/null)
+# a switch in a header: everything again
+BUG_SRCS := $(if $(filter %.h,$(BUG_MENTIONS)),$(LIB_SRCS),$(BUG_MENTIONS))
+CC_bug-$(BUG_NAME)              = $(CC_replay)
+FLAGS_bug-$(BUG_NAME)           = $(FLAGS_replay) $(BUG_DEFS)
+CC_bug-$(BUG_NAME)-libfuzzer    = $(CC_libfuzzer)
+FLAGS_bug-$(BUG_NAME)-libfuzzer = $(FLAGS_libfuzzer) $(BUG_DEFS)
+$(foreach f,bug-$(BUG_NAME) bug-$(BUG_NAME)-libfuzzer,$(eval $(call flavor_rules,$(f))))
+BUG_REPLAY_BINS    := $(addprefix $(OUTDIR)/bugs/$(BUG_NAME)/replay/,$(TARGETS))
+BUG_LIBFUZZER_BINS := $(addprefix $(OUTDIR)/bugs/$(BUG_NAME)/libfuzzer/,$(TARGETS))
+bug-replay: $(BUG_REPLAY_BINS)
+bug-libfuzzer: $(BUG_LIBFUZZER_BINS)
+
+$(BUG_REPLAY_BINS): $(OUTDIR)/bugs/$(BUG_NAME)/replay/%: $(OBJDIR)/replay/replay/%.o \
+		$(call objs,replay,$(filter-out $(BUG_SRCS),$(LIB_SRCS))) \
+		$(call objs,bug-$(BUG_NAME),$(BUG_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_replay) $(LINK_replay) $^ $(LDLIBS) -o $@
+
+$(BUG_LIBFUZZER_BINS): $(OUTDIR)/bugs/$(BUG_NAME)/libfuzzer/%: $(OBJDIR)/libfuzzer/engine/%.o \
+		$(call objs,libfuzzer,$(filter-out $(BUG_SRCS),$(LIB_SRCS))) \
+		$(call objs,bug-$(BUG_NAME)-libfuzzer,$(BUG_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_libfuzzer) $(LINK_libfuzzer) $^ $(LDLIBS) -o $@
+endif
+
+# ------------------------------------------------- mutator, cmplog, coverage
+#   out/libfuzzer-plain/<target>   libFuzzer without the structure-aware
+#                                  mutator (-DVMAFUZZ_NO_CUSTOM_MUTATOR), to compare
+#   out/afl/<target>-mutator.so    AFL++ custom mutator library (part of `afl`;
+#                                  AFL_CUSTOM_MUTATOR_LIBRARY), no sanitizers
+#   out/afl-cmplog/<target>        AFL++ CmpLog binary for afl-fuzz -c (goal
+#                                  afl-cmplog), no sanitizers
+#   out/coverage/<target>          replay driver with source-based coverage (goal
+#                                  coverage; COV_CC, default clang); ./build.sh coverage
+CC_mutator        = $(CC)
+FLAGS_mutator     = -O2 -g -fPIC -fvisibility=hidden
+CC_afl-cmplog     = AFL_QUIET=1 AFL_LLVM_CMPLOG=1 $(AFL_CC)
+FLAGS_afl-cmplog  = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link
+LINK_afl-cmplog   = -fsanitize=fuzzer
+COV_CC           ?= clang
+CC_coverage       = $(COV_CC)
+FLAGS_coverage    = -g -O0 -fprofile-instr-generate -fcoverage-mapping
+LINK_coverage     = -fprofile-instr-generate
+$(foreach f,mutator afl-cmplog coverage,$(eval $(call flavor_rules,$(f))))
+
+LIBFUZZER_PLAIN_BINS := $(addprefix $(OUTDIR)/libfuzzer-plain/,$(TARGETS))
+AFL_MUTATOR_SOS      := $(patsubst %,$(OUTDIR)/afl/%-mutator.so,$(TARGETS))
+AFL_CMPLOG_BINS      := $(addprefix $(OUTDIR)/afl-cmplog/,$(TARGETS))
+COVERAGE_BINS        := $(addprefix $(OUTDIR)/coverage/,$(TARGETS))
+.PHONY: libfuzzer-plain afl-cmplog coverage
+libfuzzer-plain: $(LIBFUZZER_PLAIN_BINS)
+coverage: $(COVERAGE_BINS)
+ifneq ($(HAVE_AFL),)
+afl: $(AFL_MUTATOR_SOS)
+afl-cmplog: $(AFL_CMPLOG_BINS)
+else
+afl-cmplog:
+	@echo "AFL++ CmpLog build skipped: $(AFL_CC) not found (install the afl++ package)"
+endif
+
+$(OBJDIR)/libfuzzer/engine-plain/%.o: fuzz/main_engine.c $(OBJDIR)/libfuzzer/.flags
+	@mkdir -p $(@D)
+	$(call msg,CC,[libfuzzer-plain] $< for $*)
+	$(Q)$(CC_libfuzzer) $(BASE_CFLAGS) $(FLAGS_libfuzzer) $(EXTRA_CFLAGS) -DVMAFUZZ_TARGET=$*_target \
+		-DVMAFUZZ_NO_CUSTOM_MUTATOR -MMD -MP -c $< -o $@
+
+$(LIBFUZZER_PLAIN_BINS): $(OUTDIR)/libfuzzer-plain/%: $(OBJDIR)/libfuzzer/engine-plain/%.o \
+		$(call objs,libfuzzer,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_libfuzzer) $(LINK_libfuzzer) $^ $(LDLIBS) -o $@
+
+$(OBJDIR)/mutator/aflmut/%.o: fuzz/main_afl_mutator.c $(OBJDIR)/mutator/.flags
+	@mkdir -p $(@D)
+	$(call msg,CC,[mutator] $< for $*)
+	$(Q)$(CC_mutator) $(BASE_CFLAGS) $(FLAGS_mutator) $(EXTRA_CFLAGS) -DVMAFUZZ_TARGET=$*_target \
+		-MMD -MP -c $< -o $@
+
+$(AFL_MUTATOR_SOS): $(OUTDIR)/afl/%-mutator.so: $(OBJDIR)/mutator/aflmut/%.o \
+		$(call objs,mutator,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_mutator) -shared -Wl,--no-undefined $^ $(LDLIBS) -o $@
+
+$(AFL_CMPLOG_BINS): $(OUTDIR)/afl-cmplog/%: $(OBJDIR)/afl-cmplog/engine/%.o \
+		$(call objs,afl-cmplog,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_afl-cmplog) $(LINK_afl-cmplog) $^ $(LDLIBS) -o $@
+
+$(COVERAGE_BINS): $(OUTDIR)/coverage/%: $(OBJDIR)/coverage/replay/%.o \
+		$(call objs,coverage,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_coverage) $(LINK_coverage) $^ $(LDLIBS) -o $@
 
 # ----------------------------------------------------------------- corpora
 # Seeds depend on the tool binary: a change to the text format recompiles them.
@@ -261,8 +420,11 @@ list-targets:
 
 help:
 	@echo "goals: all libfuzzer afl replay tool corpus regress gcc-check"
+	@echo "       tsan (out/tsan/tsan_stress: ThreadSanitizer stress on threads, needs liburcu)"
 	@echo "       test (builds out/tests/*; ./build.sh test runs them)"
 	@echo "       oss-fuzz (needs OSSFUZZ_OUT=dir) list-targets clean"
+	@echo "       libfuzzer-plain (no custom mutator) afl-cmplog coverage (see \"mutator, cmplog, coverage\")"
+	@echo "       bug-replay bug-libfuzzer BUG=<name> (planted bugs: $(BUGS)) list-bugs"
 	@echo "targets: $(TARGETS)"
 
 FORCE:
@@ -270,4 +432,4 @@ FORCE:
 # A failed compile must not leave a truncated object behind.
 .DELETE_ON_ERROR:
 
--include $(wildcard $(OBJDIR)/*/*/*.d)
+-include $(wildcard $(OBJDIR)/*/*/*.d $(OBJDIR)/tsan/*/*/*.d)

@@ -3,17 +3,28 @@
 #
 #   ./build.sh                      install deps, build every flavor and the corpora
 #   ./build.sh test                 build, run tests/test_* and tests/*.sh, gcc check
-#   ./build.sh fuzz [T] [SECS]      libFuzzer on target T (default fuzz_mm or fuzz_mtree)
-#   ./build.sh fuzz --afl [T] [SECS]  same with afl-fuzz
+#   ./build.sh fuzz [T] [SECS]      libFuzzer on target T (default fuzz_mm or fuzz_mtree),
+#                                   with the structure-aware mutator (fuzz/mutator.h)
+#   ./build.sh fuzz --plain ...     the same without it (out/libfuzzer-plain/T)
+#   ./build.sh fuzz --afl [T] [SECS]  afl-fuzz with the dictionary, a CmpLog binary
+#                                   (-c out/afl-cmplog/T) and the mutator library
+#                                   (AFL_CUSTOM_MUTATOR_LIBRARY=out/afl/T-mutator.so)
+#   ./build.sh fuzz --jobs N ...    N workers on one corpus: libFuzzer -fork=N
+#                                   (-ignore_crashes=1), AFL++ one -M and N-1 -S
+#   ./build.sh coverage             replay seeds (+ out/work/T/corpus) in a source-based
+#                                   coverage build: out/coverage/html/, per-file summary
 #   ./build.sh replay               build only the replay drivers (out/replay/)
 #   ./build.sh clean                remove out/
 #
 # OSS-Fuzz: when LIB_FUZZING_ENGINE and OUT are both set, builds exactly what
-# OSS-Fuzz expects into $OUT, whatever the arguments.
+# OSS-Fuzz expects into $OUT, whatever the arguments; objects go to
+# $WORK/vmafuzz when WORK is set (OSS-Fuzz sets it), else out/obj/oss-fuzz.
 #
 # Environment: CC (replay/tool/test compiler, default clang), JOBS (parallel
 # jobs, default nproc), VMAFUZZ_NO_DEPS=1 (skip scripts/install-deps.sh),
-# VMAFUZZ_TEST_TIMEOUT (seconds per test, default 900), V=1 (verbose make).
+# VMAFUZZ_TEST_TIMEOUT (seconds per test, default 900), V=1 (verbose make),
+# VMAFUZZ_AFL_BIND=1 (let afl-fuzz pin itself to a core; off by default),
+# COV_CC (compiler of the coverage build, default clang).
 set -euo pipefail
 
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
@@ -54,14 +65,23 @@ oss_fuzz() {
 	export CC=${CC:-clang} CXX=${CXX:-clang++}
 	export CFLAGS=${CFLAGS:-} CXXFLAGS=${CXXFLAGS:-}
 	mkdir -p "$OUT"
-	run_make oss-fuzz OSSFUZZ_OUT="$OUT"
+	# OSS-Fuzz's scratch directory $WORK keeps objects between builds (and
+	# apart, for builds run side by side with different flags).
+	local objs=()
+	[ -n "${WORK:-}" ] && objs=(OUTDIR="$WORK/vmafuzz")
+	run_make oss-fuzz OSSFUZZ_OUT="$OUT" "${objs[@]}"
 
 	# Seeds are compiled by a tool built with plain $CC -O1 (no fuzzing
-	# instrumentation), in a scratch output directory.
-	local t
-	OSS_TMP=$(mktemp -d)
-	trap 'rm -rf "$OSS_TMP"' EXIT
-	local tmp=$OSS_TMP
+	# instrumentation), in $WORK/vmafuzz-seeds or a scratch output directory.
+	local t tmp
+	if [ -n "${WORK:-}" ]; then
+		tmp=$WORK/vmafuzz-seeds
+		rm -rf "$tmp/corpus" # no stale seeds in the zip
+	else
+		OSS_TMP=$(mktemp -d)
+		trap 'rm -rf "$OSS_TMP"' EXIT
+		tmp=$OSS_TMP
+	fi
 	run_make OUTDIR="$tmp" FLAGS_tool=-O1 corpus
 
 	for t in $(targets); do
@@ -96,8 +116,10 @@ print_outputs() {
 	echo
 	echo "Built (in $ROOT/out):"
 	echo "  libFuzzer targets:  out/libfuzzer/{$(targets | paste -sd, -)}"
+	echo "    without the structure-aware mutator: out/libfuzzer-plain/<target>"
 	if [ -d out/afl ]; then
 		echo "  AFL++ targets:      out/afl/{$(targets | paste -sd, -)}"
+		echo "    custom mutators:  out/afl/<target>-mutator.so (AFL_CUSTOM_MUTATOR_LIBRARY)"
 	fi
 	echo "  replay drivers:     out/replay/<target> FILE...   (ASan+UBSan, CC=${CC:-clang})"
 	echo "  tool + benchmarks:  out/vmafuzz"
@@ -191,14 +213,33 @@ run_tests() {
 
 # ----------------------------------------------------------------------- fuzz
 fuzz() {
-	local use_afl=0 target="" secs="" a
-	for a in "$@"; do
+	local use_afl=0 plain=0 jobs=1 target="" secs="" a
+	while [ $# -gt 0 ]; do
+		a=$1
+		shift
 		case $a in
 		--afl) use_afl=1 ;;
+		--plain) plain=1 ;;
+		--jobs=*) jobs=${a#--jobs=} ;;
+		--jobs | -j)
+			[ $# -gt 0 ] || { echo "build.sh: $a needs a number" >&2; exit 2; }
+			jobs=$1
+			shift
+			;;
+		-*)
+			echo "build.sh fuzz: unknown option '$a'" >&2
+			exit 2
+			;;
 		*[!0-9]*) target=$a ;;
 		*) secs=$a ;;
 		esac
 	done
+	case $jobs in
+	'' | *[!0-9]* | 0)
+		echo "build.sh fuzz: --jobs takes a positive number, not '$jobs'" >&2
+		exit 2
+		;;
+	esac
 	if [ -z "$target" ]; then
 		target=fuzz_mtree
 		[ -e fuzz/fuzz_mm.c ] && target=fuzz_mm
@@ -217,13 +258,22 @@ fuzz() {
 		return
 	fi
 
-	run_make "out/libfuzzer/$target" corpus
+	local flavor=libfuzzer what="structure-aware mutator on; --plain: off"
+	if [ "$plain" = 1 ]; then
+		flavor=libfuzzer-plain what="libFuzzer's own mutations only (--plain)"
+	fi
+	run_make "out/$flavor/$target" corpus
 	find "$seeds" -maxdepth 1 -type f -exec cp -n -t "$work/corpus" {} +
-	echo "Fuzzing $target for ${secs}s; crashes go to $ROOT/$work/crashes/"
+	echo "Fuzzing $target for ${secs}s ($what); crashes go to $ROOT/$work/crashes/"
 
-	local cmd=("out/libfuzzer/$target" "$work/corpus" "$seeds")
+	local cmd=("out/$flavor/$target" "$work/corpus" "$seeds")
 	[ -f "$dict" ] && cmd+=("-dict=$dict")
 	cmd+=("-max_total_time=$secs" "-artifact_prefix=$work/crashes/" -print_final_stats=1)
+	if [ "$jobs" -gt 1 ]; then
+		# fork mode: N child processes, new inputs merged into the first
+		# corpus directory; a crash is saved and fuzzing goes on
+		cmd+=("-fork=$jobs" -ignore_crashes=1)
+	fi
 	echo "+ ${cmd[*]}"
 
 	local log=$work/fuzz.log start end rc units rate crashes
@@ -246,7 +296,8 @@ fuzz() {
 		rate=$((units / (end - start)))
 	fi
 	if [ "${rate:-0}" = 0 ]; then
-		rate=$(grep -Eo 'exec/s: [0-9]+' "$log" | tail -n 1 | cut -d' ' -f2 || true)
+		# (-fork=N lines say "exec/s N")
+		rate=$(grep -Eo 'exec/s:? [0-9]+' "$log" | tail -n 1 | cut -d' ' -f2 || true)
 	fi
 	crashes=$(count_files "$work/crashes")
 	echo
@@ -261,13 +312,16 @@ fuzz() {
 	return "$rc"
 }
 
-# afl-fuzz on out/afl/<target>; uses target/secs/work/seeds/dict from fuzz().
+# afl-fuzz on out/afl/<target>, with the CmpLog binary and the custom
+# mutator library; uses target/secs/jobs/work/seeds/dict from fuzz().
+# One instance is "default"; with --jobs N, "main" (-M, with CmpLog) runs in
+# the foreground and s1..s<N-1> (-S) in the background, all on $work/afl.
 fuzz_afl() {
 	if ! command -v afl-fuzz >/dev/null || ! command -v afl-clang-fast >/dev/null; then
 		echo "build.sh: afl-fuzz/afl-clang-fast not found (install the afl++ package)" >&2
 		exit 1
 	fi
-	run_make "out/afl/$target" corpus
+	run_make "out/afl/$target" "out/afl/$target-mutator.so" "out/afl-cmplog/$target" corpus
 	local in=$seeds
 	if [ "$(count_files "$seeds")" -eq 0 ]; then
 		# afl-fuzz refuses an empty input directory.
@@ -275,26 +329,140 @@ fuzz_afl() {
 		mkdir -p "$in"
 		printf '\0' >"$in/empty"
 	fi
-	local cmd=(afl-fuzz -i "$in" -o "$work/afl")
-	[ -f "$dict" ] && cmd+=(-x "$dict")
-	cmd+=(-V "$secs" -- "out/afl/$target")
-	echo "AFL++ fuzzing $target for ${secs}s; crashes go to $ROOT/$work/afl/default/crashes/"
-	echo "+ ${cmd[*]}"
-	local rc=0
+	local common=(-i "$in" -o "$work/afl")
+	[ -f "$dict" ] && common+=(-x "$dict")
+	local names=(default) i pids=() rc=0
+	[ "$jobs" -gt 1 ] && names=(main)
+	for ((i = 1; i < jobs; i++)); do
+		names+=("s$i")
+	done
 	# AFL_AUTORESUME: keep the output directory (and its queue) between runs.
-	AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
-		AFL_AUTORESUME=1 "${cmd[@]}" || rc=$?
+	export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
+		AFL_AUTORESUME=1 AFL_CUSTOM_MUTATOR_LIBRARY="$ROOT/out/afl/$target-mutator.so"
+	# No pinning to a core (afl-fuzz refuses to start when every core is
+	# pinned, which on a shared machine other runs may have done), unless
+	# VMAFUZZ_AFL_BIND=1.
+	[ "${VMAFUZZ_AFL_BIND:-0}" = 1 ] || export AFL_NO_AFFINITY=1
+	# Each afl-fuzz in its own PID namespace when allowed (root): AFL++ 4.04c
+	# can leave a persistent-mode child behind, stopped, when it exits
+	# (AFLplusplus issues 610, 2577), which then counts as a pinned core;
+	# the namespace ends all its processes with afl-fuzz.
+	local ns=()
+	if unshare --fork --pid --kill-child=SIGINT true 2>/dev/null; then
+		ns=(unshare --fork --pid --kill-child=SIGINT)
+	fi
+	echo "AFL++ fuzzing $target for ${secs}s with ${jobs} instance(s) (${names[*]});" \
+		"crashes go to $ROOT/$work/afl/<instance>/crashes/"
+	echo "+ AFL_CUSTOM_MUTATOR_LIBRARY=$AFL_CUSTOM_MUTATOR_LIBRARY"
+	# the secondaries in the background, their output in $work/afl-<name>.log
+	trap 'echo "(interrupted)"; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' INT
+	for ((i = 1; i < jobs; i++)); do
+		local sec=(afl-fuzz "${common[@]}" -S "${names[i]}" -V "$secs" -- "out/afl/$target")
+		echo "+ ${sec[*]} >$work/afl-${names[i]}.log &"
+		"${ns[@]}" "${sec[@]}" >"$work/afl-${names[i]}.log" 2>&1 </dev/null &
+		pids+=($!)
+	done
+	local cmd=(afl-fuzz "${common[@]}")
+	[ "$jobs" -gt 1 ] && cmd+=(-M main)
+	cmd+=(-c "out/afl-cmplog/$target" -V "$secs" -- "out/afl/$target")
+	echo "+ ${cmd[*]}"
+	"${ns[@]}" "${cmd[@]}" || rc=$?
+	for i in "${pids[@]}"; do
+		wait "$i" || true
+	done
+	trap - INT
 
-	local stats=$work/afl/default/fuzzer_stats crashes
-	crashes=$(find "$work/afl/default/crashes" -type f ! -name README.txt 2>/dev/null | wc -l)
+	local n crashes=0 c stats
 	echo
 	echo "== $target: afl-fuzz exit status $rc"
-	if [ -f "$stats" ]; then
-		echo "   exec/s:  $(sed -n 's/^execs_per_sec *: *//p' "$stats")"
-		echo "   corpus:  $(sed -n 's/^corpus_count *: *//p' "$stats") inputs in $ROOT/$work/afl/default/queue"
-	fi
-	echo "   crashes: $crashes file(s) in $ROOT/$work/afl/default/crashes/"
+	for n in "${names[@]}"; do
+		stats=$work/afl/$n/fuzzer_stats
+		c=$(find "$work/afl/$n/crashes" -type f ! -name README.txt 2>/dev/null | wc -l)
+		crashes=$((crashes + c))
+		if [ -f "$stats" ]; then
+			echo "   $n: exec/s $(sed -n 's/^execs_per_sec *: *//p' "$stats")," \
+				"corpus $(sed -n 's/^corpus_count *: *//p' "$stats")," \
+				"edges $(sed -n 's/^edges_found *: *//p' "$stats"), crashes $c"
+		fi
+	done
+	echo "   queue:   $ROOT/$work/afl/<instance>/queue"
+	echo "   crashes: $crashes file(s) in $ROOT/$work/afl/<instance>/crashes/"
+	echo "   plot:    out/vmafuzz plot $work/afl/${names[0]}/plot_data"
 	return "$rc"
+}
+
+# ------------------------------------------------------------------- coverage
+# The tools of the clang that builds the coverage flavor (same profile format).
+llvm_tool() {
+	local major
+	major=$(${COV_CC:-clang} -dumpversion 2>/dev/null | cut -d. -f1)
+	if [ -n "$major" ] && command -v "$1-$major" >/dev/null 2>&1; then
+		echo "$1-$major"
+	elif command -v "$1" >/dev/null 2>&1; then
+		echo "$1"
+	else
+		echo "build.sh coverage: $1 not found (install the llvm package)" >&2
+		return 1
+	fi
+}
+
+# Replay each target's seeds and out/work/<target>/corpus (when present) in
+# out/coverage/<target>, merge the profiles, write the HTML report to
+# out/coverage/html/ and print line and branch coverage per file of src/.
+coverage() {
+	local profdata cov t d dir=out/coverage prof f failed
+	deps
+	profdata=$(llvm_tool llvm-profdata) && cov=$(llvm_tool llvm-cov) || exit 1
+	run_make coverage corpus
+	rm -rf "$dir/profiles" "$dir/html"
+	mkdir -p "$dir/profiles"
+	local objects=()
+	for t in $(targets); do
+		objects+=("$dir/$t")
+		for d in "out/corpus/$t" "out/work/$t/corpus"; do
+			[ "$(count_files "$d")" -gt 0 ] || continue
+			echo "coverage: $t <- $d ($(count_files "$d") inputs)"
+			# %m: one profile per binary, merged as processes finish
+			prof="$ROOT/$dir/profiles/$t-%m.profraw"
+			if ! LLVM_PROFILE_FILE=$prof "$dir/$t" "$d" >"$dir/replay.log" 2>&1; then
+				# an input failed and took the process's profile with it:
+				# one process per input
+				failed=0
+				for f in "$d"/*; do
+					[ -f "$f" ] || continue
+					LLVM_PROFILE_FILE=$prof "$dir/$t" "$f" >/dev/null 2>&1 ||
+						failed=$((failed + 1))
+				done
+				echo "coverage: $failed input(s) in $d fail (replay them: out/replay/$t FILE)"
+			fi
+		done
+	done
+	if ! ls "$dir"/profiles/*.profraw >/dev/null 2>&1; then
+		echo "build.sh coverage: no profiles (no seeds?)" >&2
+		exit 1
+	fi
+	"$profdata" merge -sparse "$dir"/profiles/*.profraw -o "$dir/coverage.profdata"
+	local objargs=("${objects[0]}") o
+	for o in "${objects[@]:1}"; do
+		objargs+=(-object "$o")
+	done
+	"$cov" show -format=html -output-dir="$dir/html" -instr-profile="$dir/coverage.profdata" \
+		-show-line-counts-or-regions -show-branches=count "${objargs[@]}" src fuzz
+	echo
+	echo "Coverage of src/ by the seeds$(for t in $(targets); do
+		[ -d "out/work/$t/corpus" ] && printf ' + out/work/%s/corpus' "$t"
+	done):"
+	# llvm-cov report columns: file, regions (3), functions (3), lines (3), branches (3)
+	"$cov" report -instr-profile="$dir/coverage.profdata" "${objargs[@]}" src |
+		awk -v root="$ROOT/" '
+			NF >= 13 && ($1 ~ /\.[ch]$/ || $1 == "TOTAL") {
+				f = $1; sub("^" root, "", f)
+				if (f != "TOTAL" && f !~ /^src\//) f = "src/" f
+				printf "%d   %-24s lines %7s %-11s branches %7s %s\n", f == "TOTAL", f,
+					$(NF-3), sprintf("(%d/%d)", $(NF-5) - $(NF-4), $(NF-5)),
+					$NF, sprintf("(%d/%d)", $(NF-2) - $(NF-1), $(NF-2))
+			}' | LC_ALL=C sort | cut -c2-
+	echo "HTML report: $ROOT/$dir/html/index.html"
 }
 
 # ----------------------------------------------------------------------- main
@@ -309,6 +477,7 @@ case $action in
 all) build_all ;;
 test) run_tests ;;
 fuzz) fuzz "$@" ;;
+coverage) coverage ;;
 replay) deps; run_make replay ;;
 clean) run_make clean ;;
 -h | --help | help) usage ;;

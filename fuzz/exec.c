@@ -13,6 +13,7 @@
 extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
 static struct exec *current;
+bool exec_under_engine;
 static uint64_t last_digest;
 
 uint64_t exec_last_digest(void)
@@ -87,7 +88,7 @@ void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, 
 	prog_decode(d, data, size, &x->prog);
 	current = x;
 	check_set_context(report_hook, x);
-	if (!death_installed && __sanitizer_set_death_callback) {
+	if (!death_installed && !exec_under_engine && __sanitizer_set_death_callback) {
 		__sanitizer_set_death_callback(death_hook);
 		death_installed = true;
 	}

@@ -33,6 +33,13 @@ struct exec {
 	unsigned in_op;	/* fibers inside an operation */
 };
 
+/*
+ * Set by the engine entry: a fuzzing engine installs its own sanitizer death
+ * callback (libFuzzer saves the crashing input there), so the report of a
+ * sanitizer failure then comes from replaying the input, not from exec.
+ */
+extern bool exec_under_engine;
+
 /* Decode @data and install the failure report; the caller runs the steps. */
 void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, size_t size,
 		void (*dump_state)(FILE *, void *), void *state);

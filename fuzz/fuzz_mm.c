@@ -37,6 +37,8 @@ enum {
 	OP_UFFD_REGISTER,
 	OP_UFFD_UNREGISTER,
 	OP_UFFD_RELEASE,
+	OP_FORK,
+	OP_EXIT,
 	OP_NR
 };
 
@@ -67,6 +69,14 @@ static const struct prog_opdesc mm_ops[OP_NR] = {
     [OP_UFFD_UNREGISTER] = {"uffd_unregister", "unregister the range from context h<k>", 3,
 			    {F_PROC, F_RANGE, F_UFFD}},
     [OP_UFFD_RELEASE] = {"uffd_release", "close context h<k>", 2, {F_PROC, F_UFFD}},
+    [OP_FORK] = {"fork",
+		 "fork the process (algorithm tree or append; anon_vma policy current or the "
+		 "reverted reuse; diff: also fork by the other algorithm and compare)",
+		 4,
+		 {F_PROC, {FK_CHOICE, NULL, 0, mmf_algo_names}, {FK_CHOICE, NULL, 0, mmf_policy_names},
+		  {FK_CHOICE, NULL, 0, mmf_diff_names}}},
+    [OP_EXIT] = {"exit", "the process exits: its fds close, its mm goes with its last user", 1,
+		 {F_PROC}},
 };
 
 static const char *const mm_config[] = { NULL };
@@ -85,13 +95,13 @@ static void run_op(void *arg, const struct prog_op *op)
 {
 	struct mmf_state *s = arg;
 	unsigned p = op->arg[0] % MMF_MAX_PROCS;
-	struct mm *mm = s->mm[p];
+	struct mm *mm = mmf_get(s, p);
 	struct mmf_call c;
 
 	if (!mm)
 		return;
 	memset(&c, 0, sizeof(c));
-	if (mm_ops[op->code].fields[1].kind == FK_RANGE)
+	if (mm_ops[op->code].nfields > 1 && mm_ops[op->code].fields[1].kind == FK_RANGE)
 		mmf_resolve(mm, &op->arg[1], &c.start, &c.len);
 	switch (op->code) {
 	case OP_MMAP:
@@ -133,10 +143,20 @@ static void run_op(void *arg, const struct prog_op *op)
 		c.op = MMF_UFFD_RELEASE;
 		c.handle = op->arg[1];
 		break;
+	case OP_FORK:
+		c.op = MMF_FORK;
+		c.algo = op->arg[1];
+		c.policy = op->arg[2];
+		c.diff = op->arg[3];
+		break;
+	case OP_EXIT:
+		c.op = MMF_EXIT;
+		break;
 	}
 	exec_arm(op);
-	mmf_call(s, p, &c);
+	mmf_call(s, p, mm, &c);
 	exec_disarm();
+	mmf_put(s, mm);
 }
 
 static void check_all(void *arg)

@@ -6,6 +6,7 @@
 #include "mem_check.h"
 #include "prog.h"
 #include "sync.h"
+#include "fork.h"
 #include "uffd.h"
 
 #include <errno.h>
@@ -19,6 +20,82 @@ const char *const mmf_advice_names[] = { "dontneed", "dontfork", "dofork", "wipe
 const char *const mmf_access_names[] = { "read", "write", NULL };
 const char *const mmf_uffd_mode_names[] = { "missing", "wp", "minor", NULL };
 const char *const mmf_uffd_feature_names[] = { "nofork", "fork", NULL };
+const char *const mmf_algo_names[] = { "tree", "append", NULL };
+const char *const mmf_policy_names[] = { "current", "reuse", NULL };
+const char *const mmf_diff_names[] = { "nodiff", "diff", NULL };
+
+struct mm *mmf_get(struct mmf_state *s, unsigned p)
+{
+	struct mm *mm = s->mm[p % MMF_MAX_PROCS];
+
+	if (mm)
+		mm->users++;
+	return mm;
+}
+
+static void close_fds(struct mmf_state *s, unsigned p)
+{
+	for (unsigned k = 0; k < MMF_FDS; k++)
+		if (s->fd[p][k]) {
+			struct uffd_ctx *x = s->fd[p][k];
+
+			s->fd[p][k] = NULL;
+			uffd_put(x);
+		}
+}
+
+void mmf_put(struct mmf_state *s, struct mm *mm)
+{
+	(void)s;
+	if (--mm->users == 0)
+		mm_destroy(mm);
+}
+
+/* fork: the child takes a free process slot; the parent (as the monitor)
+ * receives the child's new userfaultfds in free fd slots. */
+static void fork_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c)
+{
+	struct fork_opts o = {
+		.algo = c->algo ? FORK_APPEND : FORK_TREE_DUP,
+		.policy = c->policy ? ANON_POLICY_REUSE_MERGEABLE : ANON_POLICY_CURRENT,
+		.check = true,
+		.differential = c->diff,
+	};
+	struct fork_uffd fu;
+	struct mm *child;
+	unsigned slot;
+
+	for (slot = 0; slot < MMF_MAX_PROCS && s->mm[slot]; slot++)
+		;
+	if (slot == MMF_MAX_PROCS) {
+		c->result = -EAGAIN;
+		return;
+	}
+	c->result = mm_fork(mm, slot, &o, &child, &fu);
+	if (c->result)
+		return;
+	child->users = 1;
+	for (unsigned i = 0; i < fu.n; i++) {
+		unsigned k;
+
+		for (k = 0; k < MMF_FDS && s->fd[p][k]; k++)
+			;
+		if (k < MMF_FDS)
+			s->fd[p][k] = fu.ctx[i];
+		else
+			uffd_put(fu.ctx[i]);
+	}
+	/* another thread may have taken the slot while we forked */
+	for (slot = 0; slot < MMF_MAX_PROCS && s->mm[slot]; slot++)
+		;
+	if (slot == MMF_MAX_PROCS) {
+		mmf_put(s, child);
+		c->result = -EAGAIN;
+		return;
+	}
+	child->id = slot;
+	s->mm[slot] = child;
+}
 
 int mmf_init(struct mmf_state *s)
 {
@@ -26,6 +103,7 @@ int mmf_init(struct mmf_state *s)
 	s->mm[0] = mm_create(0, MMF_WINDOW_LO, MMF_WINDOW_HI);
 	if (!s->mm[0])
 		return -ENOMEM;
+	s->mm[0]->users = 1;
 	for (unsigned i = 0; i < MMF_FILES; i++) {
 		s->files[i] = file_create(i, false);
 		MODEL_ASSERT(s->files[i] != NULL);
@@ -51,15 +129,13 @@ void mmf_finish(struct mmf_state *s)
 	for (unsigned i = 0; i < n; i++)
 		mm_check_at_rest(mms[i]);
 	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
-		for (unsigned k = 0; k < MMF_FDS; k++)
-			if (s->fd[i][k]) {
-				uffd_put(s->fd[i][k]);
-				s->fd[i][k] = NULL;
-			}
+		close_fds(s, i);
 	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
 		if (s->mm[i]) {
-			mm_destroy(s->mm[i]);
+			struct mm *mm = s->mm[i];
+
 			s->mm[i] = NULL;
+			mmf_put(s, mm);
 		}
 	rcu_barrier();
 	for (unsigned i = 0; i < MMF_FILES; i++)
@@ -185,7 +261,7 @@ int mmf_advice(uint8_t advice)
 
 /* The process's fd table: a slot read and cleared with no scheduling point
  * in between, and a reference held across the call, as fdget() does. */
-static void uffd_call(struct mmf_state *s, unsigned p, struct mmf_call *c)
+static void uffd_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c)
 {
 	struct uffd_ctx **slot = &s->fd[p][c->handle % MMF_FDS], *x = *slot;
 
@@ -194,9 +270,11 @@ static void uffd_call(struct mmf_state *s, unsigned p, struct mmf_call *c)
 			c->result = -EMFILE;
 			return;
 		}
-		x = uffd_create(s->mm[p], c->modes == 1);
+		x = uffd_create(mm, c->modes == 1);
 		c->result = x ? 0 : -ENOMEM;
-		if (x && *slot) {
+		if (!x)
+			return;
+		if (*slot) {
 			/* another thread took the slot while we created */
 			uffd_put(x);
 			c->result = -EMFILE;
@@ -223,10 +301,8 @@ static void uffd_call(struct mmf_state *s, unsigned p, struct mmf_call *c)
 	uffd_put(x);
 }
 
-void mmf_call(struct mmf_state *s, unsigned p, struct mmf_call *c)
+void mmf_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c)
 {
-	struct mm *mm = s->mm[p];
-
 	switch (c->op) {
 	case MMF_MMAP: {
 		int flags = mmf_mmap_flags(c);
@@ -253,9 +329,44 @@ void mmf_call(struct mmf_state *s, unsigned p, struct mmf_call *c)
 	case MMF_UFFD_REGISTER:
 	case MMF_UFFD_UNREGISTER:
 	case MMF_UFFD_RELEASE:
-		uffd_call(s, p, c);
+		uffd_call(s, p, mm, c);
+		break;
+	case MMF_FORK:
+		fork_call(s, p, mm, c);
+		break;
+	case MMF_EXIT:
+		/* the process leaves the table; its mm goes with its last user */
+		if (s->mm[p] != mm) {
+			c->result = -ESRCH;	/* another thread's exit came first */
+			break;
+		}
+		s->mm[p] = NULL;
+		close_fds(s, p);
+		mmf_put(s, mm);
+		c->result = 0;
 		break;
 	}
+}
+
+/* Distinct dead mms held by open userfaultfds. */
+static unsigned dead_mms(struct mmf_state *s)
+{
+	struct mm *seen[MMF_MAX_PROCS * MMF_FDS];
+	unsigned n = 0;
+
+	for (unsigned p = 0; p < MMF_MAX_PROCS; p++)
+		for (unsigned k = 0; k < MMF_FDS; k++) {
+			struct uffd_ctx *x = s->fd[p][k];
+			bool dup = false;
+
+			if (!x || !x->mm->dead)
+				continue;
+			for (unsigned i = 0; i < n && !dup; i++)
+				dup = seen[i] == x->mm;
+			if (!dup)
+				seen[n++] = x->mm;
+		}
+	return n;
 }
 
 void mmf_check(struct mmf_state *s)
@@ -266,14 +377,35 @@ void mmf_check(struct mmf_state *s)
 
 	mm_validate_all(mms, n);
 	mm_reachable(mms, n, s->files, MMF_FILES, &r);
-	mem_check_live(AK_MM, n);
+	/* exited processes whose mm a still open userfaultfd holds */
+	{
+		uint64_t ctxs = 0, dead = 0;
+
+		for (unsigned p = 0; p < MMF_MAX_PROCS; p++)
+			for (unsigned k = 0; k < MMF_FDS; k++) {
+				struct uffd_ctx *x = s->fd[p][k];
+				bool seen = false;
+
+				if (!x)
+					continue;
+				for (unsigned q = 0; q <= p && !seen; q++)
+					for (unsigned j = 0; j < (q == p ? k : MMF_FDS) && !seen; j++)
+						seen = s->fd[q][j] == x;
+				if (seen)
+					continue;
+				ctxs++;
+				dead += x->mm->dead;
+			}
+		mem_check_live(AK_MM, n + dead_mms(s));
+		mem_check_live(AK_UFFD_CTX, ctxs);
+		(void)dead;
+	}
 	mem_check_live(AK_VMA, r.vmas + rcu_pending(AK_VMA));
 	mem_check_live(AK_ANON_VMA, r.anon_vmas);
 	mem_check_live(AK_AVC, r.avcs);
 	mem_check_live(AK_PAGE, r.pages);
 	mem_check_live(AK_PGTABLE, r.pgtables);
 	mem_check_live(AK_FILE, r.files);
-	mem_check_live(AK_UFFD_CTX, r.uffd);
 	mem_check_live(AK_MT_NODE, r.nodes + rcu_pending(AK_MT_NODE));
 }
 

@@ -25,6 +25,9 @@ extern const char *const mmf_advice_names[];
 extern const char *const mmf_access_names[];
 extern const char *const mmf_uffd_mode_names[];
 extern const char *const mmf_uffd_feature_names[];
+extern const char *const mmf_algo_names[];
+extern const char *const mmf_policy_names[];
+extern const char *const mmf_diff_names[];
 
 enum mmf_kind { MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_PRIVATE_FILE, MMF_SHARED_FILE };
 enum mmf_place { MMF_FIXED, MMF_NOREPLACE, MMF_HINT };
@@ -47,6 +50,8 @@ enum mmf_op {
 	MMF_UFFD_REGISTER,
 	MMF_UFFD_UNREGISTER,
 	MMF_UFFD_RELEASE,
+	MMF_FORK,
+	MMF_EXIT,
 };
 
 /* A call with its arguments resolved: what the model and a real process run. */
@@ -58,6 +63,7 @@ struct mmf_call {
 	bool write;
 	uint8_t handle;		/* userfaultfd: the fd slot (mod MMF_FDS) */
 	uint8_t modes;		/* userfaultfd register modes, or create features */
+	uint8_t algo, policy, diff;	/* fork */
 	int64_t result;		/* what the model returned */
 };
 
@@ -71,8 +77,11 @@ void mmf_resolve(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *
 int mmf_prot(uint8_t prot);
 int mmf_mmap_flags(const struct mmf_call *c);
 int mmf_advice(uint8_t advice);
+/* The process's mm with a reference held (mmget), or NULL; and its release. */
+struct mm *mmf_get(struct mmf_state *s, unsigned p);
+void mmf_put(struct mmf_state *s, struct mm *mm);
 /* Run a call of process @p in the model; sets c->result. */
-void mmf_call(struct mmf_state *s, unsigned p, struct mmf_call *c);
+void mmf_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c);
 void mmf_check(struct mmf_state *s);
 void mmf_dump(FILE *out, struct mmf_state *s);
 

@@ -3,7 +3,10 @@
 #
 # Required: clang, clang's libFuzzer runtime, make.
 # Optional: afl-clang-fast (afl++) for the AFL++ build, gcc for the gcc
-#           compile check of `./build.sh test`, zip for OSS-Fuzz seed zips.
+#           compile check of `./build.sh test`, zip for OSS-Fuzz seed zips,
+#           liburcu-dev for the ThreadSanitizer stress (`make tsan`),
+#           gnuplot-nox for `vmafuzz plot`, llvm (llvm-profdata, llvm-cov)
+#           for `./build.sh coverage`.
 #
 # Silent when everything is present.  As root, missing packages are installed
 # with apt-get (one `apt-get update` first).  Otherwise the missing packages
@@ -63,6 +66,9 @@ have_libfuzzer || required+=(LIBFUZZER)   # resolved to a package name below
 have afl-clang-fast || optional+=(afl++)
 have gcc || optional+=(gcc)
 have zip || optional+=(zip)
+clang -E -include urcu/urcu-memb.h -x c /dev/null >/dev/null 2>&1 || optional+=(liburcu-dev)
+have gnuplot || optional+=(gnuplot-nox)
+{ have llvm-profdata && have llvm-cov; } || optional+=(llvm)
 
 [ ${#required[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
 
@@ -79,6 +85,9 @@ if [ "$(id -u)" -ne 0 ]; then
 		afl++) echo "install-deps: warning: afl++ missing: the AFL++ build is skipped" >&2 ;;
 		gcc) echo "install-deps: warning: gcc missing: the gcc check of './build.sh test' fails" >&2 ;;
 		zip) echo "install-deps: warning: zip missing: OSS-Fuzz seed zips use python3" >&2 ;;
+		liburcu-dev) echo "install-deps: warning: liburcu-dev missing: tests/tsan.sh fails" >&2 ;;
+		gnuplot-nox) echo "install-deps: warning: gnuplot missing: vmafuzz plot draws nothing" >&2 ;;
+		llvm) echo "install-deps: warning: llvm-profdata/llvm-cov missing: ./build.sh coverage fails" >&2 ;;
 		esac
 	done
 	echo "install-deps: to install: sudo apt-get install -y ${optional[*]}" >&2

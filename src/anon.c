@@ -142,41 +142,107 @@ int anon_vma_prepare(struct vma *v)
 	v->anon_vma = av;
 	avc_link(c, v, av);
 	av->num_active_vmas++;
+	v->mm->fault_changes++;
 	anon_vma_unlock_write(av);
+	return 0;
+}
+
+/* Drop the chain entries of @dst down to (not including) @keep. */
+static void chain_undo(struct vma *dst, struct avc *keep)
+{
+	while (dst->chain != keep) {
+		struct avc *x = dst->chain;
+
+		dst->chain = x->vma_next;
+		avc_unlink_av(x);
+		model_free(AK_AVC, x);
+	}
+}
+
+/*
+ * anon_vma_clone: give @dst an entry for every anon_vma of @src's chain,
+ * oldest first. When @dst has no anon_vma yet (fork), it takes over an
+ * anon_vma of the chain that no VMA uses and that has at most one child
+ * (the current kernel's rule against endless growth of the hierarchy).
+ */
+static int clone_chain(struct vma *dst, struct vma *src, bool reuse)
+{
+	struct avc *order[256], *made = dst->chain;
+	unsigned n = 0;
+
+	for (struct avc *c = src->chain; c; c = c->vma_next) {
+		MODEL_ASSERT(n < 256);
+		order[n++] = c;
+	}
+	for (unsigned i = n; i-- > 0;) {
+		struct avc *c = model_alloc(AK_AVC, sizeof(*c));
+		struct anon_vma *av = order[i]->av;
+
+		if (!c) {
+			chain_undo(dst, made);
+			if (reuse)
+				dst->anon_vma = NULL;
+			return -ENOMEM;
+		}
+		anon_vma_lock_write(av);
+		avc_link(c, dst, av);
+		if (reuse && !dst->anon_vma && av->num_children < 2 && av->num_active_vmas == 0)
+			dst->anon_vma = av;
+		anon_vma_unlock_write(av);
+	}
+	if (dst->anon_vma)
+		dst->anon_vma->num_active_vmas++;
 	return 0;
 }
 
 int anon_vma_clone(struct vma *dst, struct vma *src)
 {
-	struct avc *order[64], *made = NULL;
-	unsigned n = 0;
+	return clone_chain(dst, src, !dst->anon_vma && src->anon_vma);
+}
 
-	/* keep the source's order: walk it into an array, link in reverse */
-	for (struct avc *c = src->chain; c; c = c->vma_next) {
-		MODEL_ASSERT(n < 64);
-		order[n++] = c;
+int anon_vma_fork(struct vma *v, struct vma *pv, struct vma *pprev, enum anon_policy policy)
+{
+	struct anon_vma *av;
+	struct avc *c;
+	int err;
+
+	if (!pv->anon_vma)
+		return 0;
+	v->anon_vma = NULL;
+	/*
+	 * The reverted policy (rmap-reuse-mergeable-anon-vma-on-fork), as
+	 * posted: when the parent's VMA shares its anon_vma with the VMA before
+	 * it, take "dst->vm_prev"'s anon_vma. In the kernel it was posted for,
+	 * vm_area_dup had copied the parent's vm_prev into the child, so that
+	 * is the parent's previous VMA: @pprev.
+	 */
+	if (policy == ANON_POLICY_REUSE_MERGEABLE && pprev && pprev->anon_vma == pv->anon_vma)
+		v->anon_vma = pprev->anon_vma;
+	err = clone_chain(v, pv, true);
+	if (err || v->anon_vma)
+		return err;
+	av = anon_vma_alloc();
+	if (!av)
+		goto fail;
+	c = model_alloc(AK_AVC, sizeof(*c));
+	if (!c) {
+		anon_vma_free(av);
+		goto fail;
 	}
-	for (unsigned i = n; i-- > 0;) {
-		struct avc *c = model_alloc(AK_AVC, sizeof(*c));
-
-		if (!c) {
-			/* undo: drop what this call linked */
-			while (dst->chain != made) {
-				struct avc *x = dst->chain;
-
-				dst->chain = x->vma_next;
-				avc_unlink_av(x);
-				model_free(AK_AVC, x);
-			}
-			return -ENOMEM;
-		}
-		anon_vma_lock_write(order[i]->av);
-		avc_link(c, dst, order[i]->av);
-		anon_vma_unlock_write(order[i]->av);
-	}
-	if (dst->anon_vma)
-		dst->anon_vma->num_active_vmas++;
+	av->num_active_vmas++;
+	av->root = pv->anon_vma->root;
+	av->parent = pv->anon_vma;
+	av->num_children = 0;	/* only a root counts itself */
+	av->root->refcount++;	/* get_anon_vma(root) */
+	v->anon_vma = av;
+	anon_vma_lock_write(av);
+	avc_link(c, v, av);
+	av->parent->num_children++;
+	anon_vma_unlock_write(av);
 	return 0;
+fail:
+	unlink_anon_vmas(v);
+	return -ENOMEM;
 }
 
 void unlink_anon_vmas(struct vma *v)

@@ -45,6 +45,17 @@ struct anon_vma {
 int anon_vma_prepare(struct vma *v);
 /* Give @dst the chain of @src (split, merge): 0 or -ENOMEM (nothing changed). */
 int anon_vma_clone(struct vma *dst, struct vma *src);
+/*
+ * How fork links a child VMA: the current kernel's rule, or the reuse of
+ * the reverted rmap-reuse-mergeable-anon-vma-on-fork seed, kept so the
+ * harness can show what goes wrong with it.
+ */
+enum anon_policy { ANON_POLICY_CURRENT, ANON_POLICY_REUSE_MERGEABLE };
+
+/* anon_vma_fork: link the child VMA @v to the parent VMA @pv's anon_vmas and
+ * give it its own (or a reused) anon_vma. @pprev: the parent's VMA before
+ * @pv. 0 or -ENOMEM (@v then has no chain). */
+int anon_vma_fork(struct vma *v, struct vma *pv, struct vma *pprev, enum anon_policy policy);
 /* Drop all of @v's chain; anon_vmas nothing references any more are freed. */
 void unlink_anon_vmas(struct vma *v);
 /* After @v's start, end or pgoff changed: update the cached intervals. */

@@ -67,6 +67,12 @@
 	X(UFFD_FLAGS_CTX, "a VMA has userfaultfd flags exactly when it has a context")  \
 	X(UFFD_CTX_REFCOUNT, "a context's refcount is 1 while open plus its fork contexts") \
 	X(UFFD_RELEASED_CTX, "no VMA points to a released or foreign context")          \
+	/* fork family (fork.c) */                                                       \
+	X(FORK_CHILD_DIFFERS, "the child's VMAs are the parent's minus VM_DONTCOPY")     \
+	X(FORK_WIPE_NOT_EMPTY, "a wipe-on-fork VMA of the child has no pages and no anon_vma") \
+	X(FORK_CHILD_POINTS_INTO_PARENT, "no object of the child points into the parent") \
+	X(FORK_PARENT_CHANGED, "a failed fork leaves the parent as it was")              \
+	X(FORK_ALGOS_DIFFER, "both fork algorithms build equal children")               \
 	/* memory family */                                                                        \
 	X(MEM_LIVE_MISMATCH, "live objects of a kind equal objects reachable")                     \
 	X(MEM_LEAK_AT_END, "nothing is alive at the end of a program")

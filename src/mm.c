@@ -26,34 +26,59 @@ struct mm *mm_create(unsigned id, uint64_t mmap_min, uint64_t mmap_max)
 	mt_init(&mm->ptes);
 	mmap_lock_init(&mm->lock, "mmap_lock");
 	mm->max_map_count = MM_MAX_MAP_COUNT;
+	mm->count = 1;
 	mm->mmap_min = mmap_min;
 	mm->mmap_max = mmap_max;
 	return mm;
 }
 
+/*
+ * exit_mmap: unmap and free every VMA, page and page table. After a failed
+ * fork the tree holds the zero entry at the failure point and the parent's
+ * VMAs after it: the walk stops at the marker, as the kernel's does.
+ */
 void mm_destroy(struct mm *mm)
+{
+	mm_destroy_nested(mm, 0);
+}
+
+void mm_destroy_nested(struct mm *mm, unsigned subclass)
 {
 	struct mt_cursor c;
 	struct vma *v;
 
 	mm->exiting = true;
-	/* the process's userfaultfds are closed before its mm goes */
-	MODEL_ASSERT(mm->uffd_ctxs == NULL);
-	mmap_write_lock(&mm->lock);
+	mmap_write_lock_nested(&mm->lock, subclass);
 	mt_cursor_init(&c, &mm->mt, 0);
-	while ((v = mt_cursor_next(&c))) {
+	while ((v = mt_cursor_next(&c)) && !mt_is_zero(v)) {
 		vma_start_write(&v->lock, &mm->lock);
 		zap_range(v, v->start, v->end);
 	}
 	mt_cursor_reset(&c, 0);
-	while ((v = mt_cursor_next(&c))) {
+	while ((v = mt_cursor_next(&c)) && !mt_is_zero(v)) {
 		vma_mark_detached(&v->lock, &mm->lock, true);
 		vma_remove(v);
 		mm->map_count--;
 	}
+	MODEL_ASSERT(mm->map_count == 0);
 	mt_destroy(&mm->mt);
 	free_pgtables(mm);
+	mm->dead = true;
 	mmap_write_unlock(&mm->lock);
+	mm_drop(mm);
+}
+
+void mm_grab(struct mm *mm)
+{
+	mm->count++;
+}
+
+void mm_drop(struct mm *mm)
+{
+	MODEL_ASSERT(mm->count > 0);
+	if (--mm->count)
+		return;
+	MODEL_ASSERT(mm->dead && !mm->uffd_ctxs);
 	mmap_lock_destroy(&mm->lock);
 	model_free(AK_MM, mm);
 }

@@ -13,8 +13,9 @@
  *     contexts are equal and their anon_vmas are compatible (equal, or one
  *     side has none and the other's chain is a single entry);
  *   - a new anonymous mapping next to a VMA with an anon_vma merges into it;
- *   - mprotect adds VM_ACCOUNT when a private mapping becomes writable and
- *     never removes it.
+ *   - mprotect adds VM_ACCOUNT when a private mapping becomes writable, and
+ *     removes it only from an anonymous VMA that never had a page (6.7);
+ *   - a read fault on a file VMA maps the cached pages around it.
  * Addresses are bytes, as in the kernel; page offsets are in pages.
  */
 #ifndef VMAFUZZ_MM_H
@@ -108,6 +109,10 @@ struct mm {
 	uint64_t mmap_min, mmap_max;	/* window for mappings without an address */
 	bool exiting;
 	struct uffd_ctx *uffd_ctxs;	/* contexts created on this mm */
+	int users;			/* mmget/mmput: the process and calls in flight */
+	int count;			/* mmgrab/mmdrop: the struct itself (users, uffd contexts) */
+	bool dead;			/* the address space is gone, the struct not yet */
+	uint64_t fault_changes;		/* changes made by faults (they run beside fork) */
 };
 
 static inline uint64_t vma_pages(const struct vma *v)
@@ -122,8 +127,14 @@ static inline bool vma_is_anonymous(const struct vma *v)
 
 /* mm life. mm_create returns NULL when its allocation fails. */
 struct mm *mm_create(unsigned id, uint64_t mmap_min, uint64_t mmap_max);
-/* Unmap everything and free the mm (exit_mmap without fork's marker). */
+/* Unmap everything and free the mm (exit_mmap; stops at fork's failure
+ * mark). The _nested form takes the mmap lock at @subclass, for a child
+ * destroyed while its parent's lock is held. */
 void mm_destroy(struct mm *mm);
+void mm_destroy_nested(struct mm *mm, unsigned subclass);
+/* mmgrab/mmdrop: the struct outlives its address space while contexts hold it. */
+void mm_grab(struct mm *mm);
+void mm_drop(struct mm *mm);
 
 /* Files for file-backed mappings (owned by the caller, dropped with file_put). */
 struct file *file_create(unsigned id, bool shmem);

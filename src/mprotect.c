@@ -43,9 +43,13 @@ int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 			break;
 		}
 		flags = (v->flags & ~VM_ACCESS_FLAGS) | prot_to_flags(prot);
-		/* a private mapping made writable is charged, and stays so */
+		/* a private mapping made writable is charged; one made read-only
+		 * that never had a page is uncharged (mprotect_fixup, since 6.7) */
 		if ((flags & VM_WRITE) && !(v->flags & (VM_ACCOUNT | VM_WRITE | VM_SHARED)))
 			flags |= VM_ACCOUNT;
+		else if (!(flags & VM_WRITE) && (v->flags & VM_ACCOUNT) && vma_is_anonymous(v) &&
+			 !v->anon_vma)
+			flags &= ~VM_ACCOUNT;
 		stop = v->end < end ? v->end : end;
 		err = vma_modify(v, at, stop, flags, v->uffd, &res);
 		if (err)
@@ -158,7 +162,8 @@ static int touch_page(struct mm *mm, uint64_t addr, bool write)
 	v = mm_vma_at(mm, addr);
 	if (v && vma_start_read(&v->lock, &mm->lock)) {
 		rcu_read_unlock();
-		if (!needs_anon_vma(v, addr, write)) {
+		/* lock_vma_under_rcu: the VMA may have changed before we locked it */
+		if (addr >= v->start && addr < v->end && !needs_anon_vma(v, addr, write)) {
 			err = fault_page(v, addr, write);
 			vma_end_read(&v->lock);
 			return err;

@@ -98,7 +98,12 @@ void mt_retire_subtree(struct mtree *mt, struct mt_node *n)
 	if (!n->leaf)
 		for (unsigned i = 0; i <= n->end; i++)
 			mt_retire_subtree(mt, n->slot[i]);
+#ifdef VMAFUZZ_BUG_mt_free_early
+	/* planted bug (tests only): no grace period for RCU readers */
+	node_free_cb(n);
+#else
 	call_rcu_free(AK_MT_NODE, n, node_free_cb);
+#endif
 }
 
 void mt_destroy(struct mtree *mt)
@@ -161,6 +166,10 @@ void mt_gap_update_up(struct mt_node *n)
 		if (n->parent->gap[n->parent_slot] == g)
 			return;
 		n->parent->gap[n->parent_slot] = g;
+#ifdef VMAFUZZ_BUG_mt_gap_stale
+		/* planted bug (tests only): the grandparent's gap goes stale */
+		return;
+#endif
 		n = n->parent;
 	}
 }

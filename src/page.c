@@ -67,6 +67,7 @@ static void page_put(struct page *p)
 static void pte_set(struct mm *mm, uintptr_t *slot, struct page *p, bool write)
 {
 	*slot = (uintptr_t)p | (write ? 1 : 0);
+	mm->fault_changes++;
 	if (p == &zero_page)
 		return;
 	p->mapcount++;
@@ -82,6 +83,7 @@ static void pte_clear(struct mm *mm, uintptr_t *slot)
 	struct page *p = pte_page(*slot);
 
 	*slot = 0;
+	mm->fault_changes++;
 	if (p == &zero_page)
 		return;
 	p->mapcount--;
@@ -131,6 +133,44 @@ static struct page *anon_page(struct vma *v, uint64_t addr)
 		p->index = linear_index(v, addr);
 	}
 	return p;
+}
+
+/*
+ * do_fault_around: a read fault on a file VMA first maps the pages of the
+ * file already in its cache around @addr (filemap_map_pages), read-only:
+ * fault_around_bytes (64 KiB) aligned, clamped to the VMA and the page
+ * table. Found by vmafuzz conform against this machine's kernel.
+ */
+#define FAULT_AROUND_PAGES 16u
+static int fault_around(struct vma *v, uint64_t addr)
+{
+	uint64_t pte_off = (addr >> PAGE_SHIFT) & (PT_ENTRIES - 1);
+	uint64_t vma_off = (addr - v->start) >> PAGE_SHIFT;
+	uint64_t from = pte_off & ~(uint64_t)(FAULT_AROUND_PAGES - 1), to;
+	uint64_t back = pte_off < vma_off ? pte_off : vma_off;
+	int err;
+
+	if (pte_off - back > from)
+		from = pte_off - back;
+	to = from + FAULT_AROUND_PAGES;
+	if (to > PT_ENTRIES)
+		to = PT_ENTRIES;
+	if (to > pte_off + vma_pages(v) - vma_off)
+		to = pte_off + vma_pages(v) - vma_off;
+	for (uint64_t o = from; o < to; o++) {
+		uint64_t a = addr - (pte_off << PAGE_SHIFT) + (o << PAGE_SHIFT);
+		struct page *p = mt_load(&v->file->cache, linear_index(v, a));
+		uintptr_t *slot;
+
+		if (!p || a == addr)	/* the faulting page: the caller maps it */
+			continue;
+		slot = pte_slot(v->mm, a, true, &err);
+		if (!slot)
+			return err;
+		if (!*slot)
+			pte_set(v->mm, slot, p, false);
+	}
+	return 0;
 }
 
 int fault_page(struct vma *v, uint64_t addr, bool write)
@@ -188,6 +228,11 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		pte_set(mm, slot, p, true);
 		return 0;
 	}
+	if (!write && !(v->flags & (VM_UFFD_WP | VM_UFFD_MINOR))) {
+		err = fault_around(v, addr);
+		if (err)
+			return err;
+	}
 	p = cache_page(v->file, linear_index(v, addr), &err);
 	if (!p)
 		return err;
@@ -206,7 +251,7 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
  * exist are read, so a walk over a large, sparse range costs what is
  * mapped, not its size.
  */
-static void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
+void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
 			 void (*fn)(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg), void *arg)
 {
 	uint64_t first = (start >> PAGE_SHIFT) >> PT_SHIFT, last;
@@ -272,6 +317,43 @@ static void wrprotect_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *a
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end)
 {
 	for_each_pte(mm, start, end, wrprotect_one, NULL);
+}
+
+struct copy_ctx {
+	struct vma *dst;
+	int err;
+};
+
+static void copy_one(struct mm *src_mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	struct copy_ctx *cc = arg;
+	struct page *p = pte_page(*slot);
+	bool write = pte_write(*slot);
+	uintptr_t *dslot;
+
+	if (cc->err)
+		return;
+	dslot = pte_slot(cc->dst->mm, addr, true, &cc->err);
+	if (!dslot)
+		return;
+	if (p != &zero_page && p->anon_vma && !(cc->dst->flags & VM_SHARED)) {
+		/* copy-on-write: both sides read-only until the next write */
+		*slot &= ~(uintptr_t)1;
+		write = false;
+	}
+	(void)src_mm;
+	pte_set(cc->dst->mm, dslot, p, write);
+}
+
+int copy_ptes(struct vma *dst, struct vma *src)
+{
+	struct copy_ctx cc = { dst, 0 };
+
+	/* vma_needs_copy: without an anon_vma the child faults pages in again */
+	if (!src->anon_vma)
+		return 0;
+	for_each_pte(src->mm, src->start, src->end, copy_one, &cc);
+	return cc.err;
 }
 
 static void free_table(void *t, void *arg)

@@ -59,6 +59,12 @@ int fault_page(struct vma *v, uint64_t addr, bool write);
 void zap_range(struct vma *v, uint64_t start, uint64_t end);
 /* Make the entries of [start, end) read-only (mprotect removing write). */
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end);
+/* Visit the present entries of [start, end) (only existing tables are read). */
+void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
+		  void (*fn)(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg), void *arg);
+/* fork's copy_page_range: map @src's pages into @dst, copy-on-write for
+ * private anonymous pages. 0 or -ENOMEM (part may be copied). */
+int copy_ptes(struct vma *dst, struct vma *src);
 /* Free every page table of @mm (exit, after everything was zapped). */
 void free_pgtables(struct mm *mm);
 

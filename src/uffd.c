@@ -9,21 +9,61 @@
 
 static unsigned uffd_ids;
 
-struct uffd_ctx *uffd_create(struct mm *mm, bool event_fork)
+struct uffd_ctx *uffd_create_locked(struct mm *mm, bool event_fork)
 {
 	struct uffd_ctx *c = model_alloc(AK_UFFD_CTX, sizeof(*c));
 
 	if (!c)
 		return NULL;
 	c->mm = mm;
+	mm_grab(mm);
+	c->files = 1;
 	c->refcount = 1;
 	c->event_fork = event_fork;
 	c->id = ++uffd_ids;
-	mmap_write_lock(&mm->lock);
 	c->next = mm->uffd_ctxs;
 	mm->uffd_ctxs = c;
+	return c;
+}
+
+struct uffd_ctx *uffd_create(struct mm *mm, bool event_fork)
+{
+	struct uffd_ctx *c;
+
+	mmap_write_lock(&mm->lock);
+	c = uffd_create_locked(mm, event_fork);
 	mmap_write_unlock(&mm->lock);
 	return c;
+}
+
+static void unlist(struct uffd_ctx *ctx)
+{
+	for (struct uffd_ctx **pp = &ctx->mm->uffd_ctxs; *pp; pp = &(*pp)->next)
+		if (*pp == ctx) {
+			*pp = ctx->next;
+			break;
+		}
+}
+
+void uffd_ctx_get(struct uffd_ctx *c)
+{
+	c->refcount++;
+}
+
+void uffd_ctx_put(struct uffd_ctx *c)
+{
+	MODEL_ASSERT(c->refcount > 0);
+	if (--c->refcount)
+		return;
+	mm_drop(c->mm);
+	model_free(AK_UFFD_CTX, c);
+}
+
+void uffd_discard(struct uffd_ctx *ctx)
+{
+	unlist(ctx);
+	ctx->released = true;
+	uffd_ctx_put(ctx);
 }
 
 static uint64_t mode_flags(unsigned modes)
@@ -113,15 +153,20 @@ int uffd_unregister(struct uffd_ctx *ctx, uint64_t start, uint64_t len)
 
 void uffd_get(struct uffd_ctx *c)
 {
-	c->refcount++;
+	c->files++;
 }
 
 static void uffd_release(struct uffd_ctx *ctx)
 {
 	struct mm *mm = ctx->mm;
-	struct uffd_ctx **pp;
 	struct vma *v;
 
+	if (mm->dead) {
+		/* the process exited before its context closed: no VMAs left */
+		uffd_discard(ctx);
+		return;
+	}
+	ctx->released = true;	/* no new registrations; fork may still hold it */
 	mmap_write_lock(&mm->lock);
 	for (uint64_t at = 0; (v = mm_find_vma(mm, at));) {
 		struct vma *res = v;
@@ -136,20 +181,15 @@ static void uffd_release(struct uffd_ctx *ctx)
 		}
 		at = res->end;
 	}
-	for (pp = &mm->uffd_ctxs; *pp; pp = &(*pp)->next)
-		if (*pp == ctx) {
-			*pp = ctx->next;
-			break;
-		}
-	ctx->released = true;
+	unlist(ctx);
 	mmap_write_unlock(&mm->lock);
-	model_free(AK_UFFD_CTX, ctx);
+	uffd_ctx_put(ctx);
 }
 
 void uffd_put(struct uffd_ctx *c)
 {
-	MODEL_ASSERT(c->refcount > 0);
-	if (--c->refcount == 0)
+	MODEL_ASSERT(c->files > 0);
+	if (--c->files == 0)
 		uffd_release(c);
 }
 
@@ -160,9 +200,11 @@ bool uffd_validate(struct mm *mm)
 	bool ok = true;
 
 	for (struct uffd_ctx *x = mm->uffd_ctxs; x; x = x->next)
-		if (x->refcount != 1 || x->released || x->mm != mm)
-			ok = check_fail(CK_UFFD_CTX_REFCOUNT, "uffd ctx#%u of mm %u: refcount %d%s",
-					x->id, mm->id, x->refcount, x->released ? ", released" : "");
+		if (x->refcount != 1 || x->files < 1 || x->released || x->mm != mm)
+			ok = check_fail(CK_UFFD_CTX_REFCOUNT,
+					"uffd ctx#%u of mm %u: refcount %d, files %d%s", x->id,
+					mm->id, x->refcount, x->files,
+					x->released ? ", released" : "");
 	mt_cursor_init(&c, &mm->mt, 0);
 	while ((v = mt_cursor_next(&c))) {
 		bool listed = false;

@@ -21,7 +21,8 @@
 
 struct uffd_ctx {
 	struct mm *mm;
-	int refcount;
+	int files;		/* open fds and fdget()s of calls in flight */
+	int refcount;		/* the file side (one while any is open) and fork contexts */
 	bool released;
 	bool event_fork;	/* the UFFD_FEATURE_EVENT_FORK feature */
 	unsigned id;
@@ -36,14 +37,21 @@ int uffd_register(struct uffd_ctx *ctx, uint64_t start, uint64_t len, unsigned m
 /* UFFDIO_UNREGISTER: clears this context's VMAs in the range. */
 int uffd_unregister(struct uffd_ctx *ctx, uint64_t start, uint64_t len);
 /*
- * References are those of the file: one per open fd, one per fdget() of an
- * operation in progress, one per fork context. Dropping the last one is the
- * file's release (userfaultfd_release): every VMA of the context loses its
- * flags and context, then the context is freed. It takes the mmap write
- * lock, so no caller may hold it.
+ * Two counts, as in the kernel. File references: one per open fd, one per
+ * fdget() of a call in progress; dropping the last is the file's release
+ * (userfaultfd_release): every VMA of the context loses its flags and
+ * context (this takes the mmap write lock: no caller may hold it), then the
+ * file side drops its context reference. Context references: the file
+ * side's, and one per fork context; the last frees the context.
  */
 void uffd_get(struct uffd_ctx *ctx);
 void uffd_put(struct uffd_ctx *ctx);
+void uffd_ctx_get(struct uffd_ctx *ctx);
+void uffd_ctx_put(struct uffd_ctx *ctx);
+/* fork: a context for the child (mmap lock of @mm held), and dropping one
+ * that never became a file (a failed fork: no release walk). */
+struct uffd_ctx *uffd_create_locked(struct mm *mm, bool event_fork);
+void uffd_discard(struct uffd_ctx *ctx);
 
 /* The userfaultfd family over @mm and its open contexts. */
 bool uffd_validate(struct mm *mm);

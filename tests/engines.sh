@@ -44,6 +44,11 @@ for t in $targets; do
 		[ -s "$T/ossout/$f" ] && ok || bad "OSS-Fuzz output lacks $f"
 	done
 	[ ! -f "dict/$t.dict" ] || { [ -s "$T/ossout/$t.dict" ] && ok || bad "OSS-Fuzz output lacks $t.dict"; }
+	# instrumented: ASan's runtime and SanitizerCoverage's counters (the other
+	# OSS-Fuzz configurations: tests/ossfuzz.sh)
+	for sym in __asan_init __start___sancov_cntrs; do
+		nm "$T/ossout/$t" 2>/dev/null | grep -q " $sym\$" && ok || bad "OSS-Fuzz $t lacks $sym"
+	done
 	# OSS-Fuzz's build check runs each target for 4 inputs
 	if "$T/ossout/$t" -runs=4 >"$T/run.log" 2>&1 && grep -q 'Done 4 runs' "$T/run.log"; then
 		ok
@@ -61,5 +66,21 @@ for t in $targets; do
 	fi
 	rm -rf "$T/in"
 done
+
+# libFuzzer must save the input of a sanitizer crash (the harness's own
+# report hook must not replace libFuzzer's death callback): a planted
+# use-after-free, reached by the early-free seed
+if make -s --no-print-directory bug-libfuzzer BUG=mt_free_early >"$T/bug.log" 2>&1; then
+	mkdir -p "$T/uaf" "$T/art"
+	cp "$OUT/corpus/fuzz_mtree/rcu_early_free" "$T/uaf/"
+	"$OUT/bugs/mt_free_early/libfuzzer/fuzz_mtree" "$T/uaf" -runs=10 -artifact_prefix="$T/art/" >"$T/uaf.log" 2>&1
+	if grep -q 'heap-use-after-free' "$T/uaf.log" && ls "$T/art"/crash-* >/dev/null 2>&1; then
+		ok
+	else
+		bad "libFuzzer did not save the sanitizer crash"; tail -n 20 "$T/uaf.log"
+	fi
+else
+	bad "bug-libfuzzer build"; tail -n 20 "$T/bug.log"
+fi
 
 finish

@@ -66,9 +66,10 @@ static bool test_mprotect_splits_and_merges_back(void)
 {
 	ASSERT(setup());
 	ASSERT_EQ(map(0x10, 8, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_touch(mm, A(0x12), P(1), true), 0);
 	ASSERT_EQ(mm_mprotect(mm, A(0x12), P(2), PROT_READ), 0);
 	ASSERT_EQ(mm->map_count, 3);
-	/* VM_ACCOUNT stays, so making it writable again merges both ways */
+	/* faulted: VM_ACCOUNT stays, so making it writable again merges both ways */
 	ASSERT(mm_vma_at(mm, A(0x12))->flags & VM_ACCOUNT);
 	ASSERT_EQ(mm_mprotect(mm, A(0x12), P(2), RW), 0);
 	ASSERT_EQ(mm->map_count, 1);
@@ -86,9 +87,17 @@ static bool test_account_flag_blocks_merge(void)
 	ASSERT(!(mm_vma_at(mm, A(0x10))->flags & VM_ACCOUNT));
 	ASSERT_EQ(mm_mprotect(mm, A(0x10), P(4), RW), 0);
 	ASSERT(mm_vma_at(mm, A(0x10))->flags & VM_ACCOUNT);
-	/* charged, then read-only: differs from a new read-only neighbour */
+	/* never faulted, read-only again: uncharged (since 6.7), so it merges */
 	ASSERT_EQ(mm_mprotect(mm, A(0x10), P(4), PROT_READ), 0);
+	ASSERT(!(mm_vma_at(mm, A(0x10))->flags & VM_ACCOUNT));
 	ASSERT_EQ(map(0x14, 4, PROT_READ, PRIV_ANON), A(0x14));
+	ASSERT_EQ(mm->map_count, 1);
+	/* charged and faulted, then read-only: stays charged, no merge */
+	ASSERT_EQ(mm_mprotect(mm, A(0x10), P(8), RW), 0);
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(1), true), 0);
+	ASSERT_EQ(mm_mprotect(mm, A(0x10), P(8), PROT_READ), 0);
+	ASSERT(mm_vma_at(mm, A(0x10))->flags & VM_ACCOUNT);
+	ASSERT_EQ(map(0x18, 4, PROT_READ, PRIV_ANON), A(0x18));
 	ASSERT_EQ(mm->map_count, 2);
 	return teardown();
 }

@@ -7,15 +7,22 @@
  *   vmafuzz compile [--target T] FILE.txt -o OUT
  *   vmafuzz replay [--in-process] TARGET FILE|DIR...
  *   vmafuzz bench [NAME [ARGS]]
+ *   vmafuzz triage [--target T] [--json|--sarif] DIR|FILE...    (cmd_triage.c)
+ *   vmafuzz minimize [--target T] [-o OUT] FILE                  (cmd_minimize.c)
+ *   vmafuzz regress [--target T] [--why TEXT] FILE               (cmd_regress.c)
+ *   vmafuzz plot [-o PNG] LOG|PLOT_DATA... | --bench CSV           (cmd_plot.c)
+ *   vmafuzz conform [-v] [--keep-going] FILE... | --random N [--seed S] [--ops K]
+ *                                                                (cmd_conform.c)
  *
  * Each subcommand answers --help. Errors go to stderr with exit status 2.
  */
 #include "bench.h"
+#include "cmd.h"
+#include "crash.h"
 #include "replay.h"
 #include "target.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,24 +74,15 @@ static const struct fuzz_target *target_or_error(const struct command *c, const 
 	return t;
 }
 
-/* The target a file belongs to, from a path component such as
- * corpus/fuzz_mtree/ or out/work/fuzz_mtree/crashes/. */
-static const struct fuzz_target *target_from_path(const char *path)
+/* For the subcommands in their own files (cmd.h). */
+int cmd_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
-	for (unsigned i = 0; fuzz_targets[i]; i++) {
-		const char *name = fuzz_targets[i]->name, *s = path;
-		size_t n = strlen(name);
+	return usage_error(command_find(cmd), fmt, arg);
+}
 
-		while ((s = strstr(s, name))) {
-			bool start = s == path || s[-1] == '/';
-			bool end = s[n] == '/' || s[n] == 0 || s[n] == '.' || s[n] == '-';
-
-			if (start && end)
-				return fuzz_targets[i];
-			s += n;
-		}
-	}
-	return NULL;
+const struct fuzz_target *cmd_target(const char *cmd, const char *name)
+{
+	return target_or_error(command_find(cmd), name);
 }
 
 /* ---- list, ops ---------------------------------------------------------- */
@@ -277,20 +275,6 @@ static int cmd_compile(int argc, char **argv)
 
 /* ---- replay ------------------------------------------------------------- */
 
-/* The sanitized standalone driver beside this binary: <dir>/replay/<target>. */
-static bool driver_path(const char *target, char *buf, size_t len)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0)
-		return false;
-	self[n] = 0;
-	if ((size_t)snprintf(buf, len, "%s/replay/%s", dirname(self), target) >= len)
-		return false;
-	return access(buf, X_OK) == 0;
-}
-
 static int cmd_replay(int argc, char **argv)
 {
 	const struct command *c = command_find("replay");
@@ -312,7 +296,7 @@ static int cmd_replay(int argc, char **argv)
 	t = target_or_error(c, argv[i]);
 	if (!t)
 		return 2;
-	if (!in_process && driver_path(t->name, driver, sizeof(driver))) {
+	if (!in_process && replay_driver(NULL, t->name, driver, sizeof(driver))) {
 		/* argv[i] (the target name) becomes the driver's argv[0] */
 		argv[i] = driver;
 		if (verbose) {
@@ -368,6 +352,66 @@ static const struct command commands[] = {
      "aborts with its report.",
      cmd_replay},
     {"bench", "bench [NAME [--csv]]", "Run a benchmark; without NAME, list them.", cmd_bench},
+    {"triage", "triage [--target T] [--replay DIR] [--timeout S] [--json|--sarif] DIR|FILE...",
+     "Replay every crash file in the sanitized driver (replay/TARGET beside this\n"
+     "binary, or DIR/TARGET with --replay), each in a subprocess killed after S\n"
+     "seconds (default 20), and group them in buckets: the invariant that failed\n"
+     "(MT_GAP, ...), 'MODEL_ASSERT file:line', else the sanitizer's kind of error\n"
+     "and the top three stack frames in the model (function names), 'timeout',\n"
+     "or 'no longer fails'. A DIR is a libFuzzer artifact folder (crash-*, leak-*,\n"
+     "timeout-*, oom-*; else every file) or an AFL++ output folder\n"
+     "(<out>/*/crashes/id:*). Prints bucket, count, smallest reproducer and the\n"
+     "failure line; --json: every bucket with all its files; --sarif: SARIF 2.1.0,\n"
+     "one result per bucket. Exit status 0 when it ran, crashes or not.",
+     cmd_triage},
+    {"minimize", "minimize [--target T] [--replay DIR] [--max-runs N] [-o OUT] FILE",
+     "Shrink a crash as a program, keeping its bucket (as triage computes it):\n"
+     "drop chunks of operations, a thread's operations or move them to t0, drop\n"
+     "or zero schedule bytes, then simplify arguments (fail_at, range lengths,\n"
+     "other bytes towards 0, config bits), repeated to a fixed point or N runs of\n"
+     "the driver (default 2000). Prints the program as text, writes its bytes to\n"
+     "OUT ('-': stdout), and reports runs and sizes on stderr.",
+     cmd_minimize},
+    {"regress", "regress [--target T] [--replay DIR] [--why TEXT] [--root DIR] FILE",
+     "Store a crash (minimize it first) as a text program in\n"
+     "corpus/regress/TARGET/<bucket>-<hash>.txt of the source tree (--root, else\n"
+     "the current directory or the tree this binary was built in), with its\n"
+     "bucket, the date and its cause (--why, else the failure line) as comments.\n"
+     "'./build.sh test' replays these files: each must pass once its bug is fixed.\n"
+     "The input must still fail with the driver used (see --replay).",
+     cmd_regress},
+    {"plot", "plot [-o OUT.png] [--time|--execs] [--title T] [--script] LOG|PLOT_DATA...\n"
+     "       vmafuzz plot --bench FILE.csv [-o OUT.png] [--title T] [--script]",
+     "Draw coverage (edges; libFuzzer's features dashed, right axis) and corpus size\n"
+     "of fuzzing runs as a PNG with gnuplot, one line per input file: libFuzzer logs\n"
+     "(lines '#N ... cov: C ft: F corp: K ...'; ./build.sh fuzz writes\n"
+     "out/work/TARGET/fuzz.log) or AFL++ plot_data files. libFuzzer logs have no\n"
+     "clock: their x axis is executions; --time estimates seconds as N / exec/s\n"
+     "(libFuzzer's exec/s is executions over whole seconds since start). AFL++ and\n"
+     "libFuzzer -fork logs carry time and use it; mixing them with plain libFuzzer\n"
+     "logs plots executions (AFL++'s total_execs) unless --time is given.\n"
+     "--bench: a CSV of 'vmafuzz bench NAME --csv', first column on a log x axis,\n"
+     "*ns* columns on the left axis, *_over_* / ratio columns on the right.\n"
+     "OUT defaults to the first input with its extension replaced by .png;\n"
+     "--script prints the gnuplot script instead of running gnuplot.",
+     cmd_plot},
+    {"conform", "conform [-v] [--keep-going] [--compare-read-faults] FILE...\n"
+     "       vmafuzz conform [-v] [--keep-going] --random N [--seed S] [--ops K]",
+     "Run fuzz_mm programs (text or bytes) in the model and, for real, in a child\n"
+     "process of this machine's kernel, and compare after every operation: the\n"
+     "result (address or errno) and the VMAs in the window as /proc/PID/smaps shows\n"
+     "them (start, end, rwx and p/s, VmFlags dc wf ac, Rss, Anonymous). Only\n"
+     "anonymous memory runs for real: mmap private or shared (fixed, noreplace, or a\n"
+     "hint the model honoured), munmap, mprotect, madvise and touch on p0 and t0,\n"
+     "without fail_at; other programs are reported as 'skipped: <why>'. The first\n"
+     "difference prints both views side by side and the status is 1 (--keep-going:\n"
+     "go on with the other files or programs). --random N: N generated programs of\n"
+     "K operations (default 20) from seed S (default 1); a differing one is printed\n"
+     "as a program to save as a seed. -v: every operation and both views.\n"
+     "A kernel that maps no zero page on a read fault of private anonymous memory\n"
+     "(probed first) allocates a page there: programs doing that are skipped (random\n"
+     "ones draw another operation); --compare-read-faults runs them anyway.",
+     cmd_conform},
     {NULL, NULL, NULL, NULL},
 };
 

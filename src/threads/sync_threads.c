@@ -47,14 +47,14 @@ void __tsan_release(void *addr);
  */
 static char rcu_tsan_token;
 
-/* ---- lock classes (the fiber backend defines its own copies) ------------ */
+/* ---- lock classes: the same as the fiber backend's own copies (sync.c) -- */
 
-const struct lock_class lock_class_mmap = {"mmap_lock", 1};
-const struct lock_class lock_class_vma = {"vma_lock", 2};
-const struct lock_class lock_class_i_mmap = {"i_mmap_rwsem", 3};
-const struct lock_class lock_class_anon_vma = {"anon_vma->rwsem", 4};
-const struct lock_class lock_class_uffd = {"uffd", 5};
-const struct lock_class lock_class_tree = {"tree", 1};
+const struct lock_class lock_class_tree = {"tree_lock", 5};
+const struct lock_class lock_class_mmap = {"mmap_lock", 10};
+const struct lock_class lock_class_vma = {"vma_lock", 20};
+const struct lock_class lock_class_i_mmap = {"i_mmap_rwsem", 30};
+const struct lock_class lock_class_anon_vma = {"anon_vma_rwsem", 40};
+const struct lock_class lock_class_uffd = {"uffd_ctx_lock", 50};
 
 /* ---- per-thread state --------------------------------------------------- */
 
@@ -65,22 +65,22 @@ struct pending_free {
 };
 
 struct thread_state {
-	struct fiber f;		/* id, held locks, RCU depth */
+	struct fiber f; /* id, held locks, RCU depth */
 	bool init;
 	bool urcu_registered;
 	bool key_set;
-	bool flushing;		/* in flush_pending */
-	unsigned nwrite;	/* locks held for write */
-	uint64_t points;	/* sched_point calls, for the yield knob */
+	bool flushing;	 /* in flush_pending */
+	unsigned nwrite; /* locks held for write */
+	uint64_t points; /* sched_point calls, for the yield knob */
 	struct pending_free *pend;
 	size_t npend, cap;
 };
 
 static __thread struct thread_state ts;
 
-static unsigned next_thread_id;	/* atomic */
-static unsigned yield_every;	/* atomic */
-static bool deferred = true;	/* atomic */
+static unsigned next_thread_id;	      /* atomic */
+static unsigned yield_every;	      /* atomic */
+static bool deferred = true;	      /* atomic */
 static uint64_t pending_count[AK_NR]; /* atomic */
 
 static pthread_key_t exit_key;
@@ -261,9 +261,13 @@ static void grace_period(void)
 {
 	struct thread_state *t = self();
 
-	if (t->f.rcu_depth)
+	if (t->f.rcu_depth) {
+		/* it would wait for itself forever */
 		check_fail(CK_SYNC_SLEEP_IN_RCU,
-			   "thread %u waits for a grace period inside an RCU read section", t->f.id);
+			   "thread %u waits for a grace period inside an RCU read section",
+			   t->f.id);
+		return;
+	}
 	urcu_memb_synchronize_rcu();
 	tsan_acquire(&rcu_tsan_token);
 }
@@ -484,7 +488,7 @@ static void wait_queued(struct rwsem *s, struct rwsem_impl *im, bool write)
 }
 
 /* A blocking acquire: not inside RCU, not of a lock already held. */
-static bool may_block(struct rwsem *s, const char *op)
+static void may_block(struct rwsem *s, const char *op)
 {
 	struct thread_state *t = self();
 
@@ -496,7 +500,6 @@ static bool may_block(struct rwsem *s, const char *op)
 			t->f.id, op, s->name);
 		abort();
 	}
-	return true;
 }
 
 void down_read(struct rwsem *s)
@@ -825,9 +828,9 @@ void vma_end_read(struct vma_lock *v)
 
 void vma_mark_detached(struct vma_lock *v, struct mmap_lock *m, bool detached)
 {
-	if (detached && !vma_is_write_locked(v, m)) {
-		check_fail(CK_SYNC_VMA_LOCK, "thread %u: VMA detached while not write-locked",
-			   self()->f.id);
+	if (!vma_is_write_locked(v, m)) {
+		check_fail(CK_SYNC_VMA_LOCK, "thread %u: a VMA is %s without its write lock",
+			   self()->f.id, detached ? "detached" : "attached");
 		return;
 	}
 	__atomic_store_n(&v->detached, detached, __ATOMIC_RELEASE);

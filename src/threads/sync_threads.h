@@ -7,7 +7,8 @@
  * What differs from the fiber backend:
  *   - sched_point() does nothing, or calls sched_yield() every Nth call of
  *     the calling thread (sync_threads_set_yield) to shake interleavings;
- *     sched_self() is a per-thread struct fiber (id, held locks, RCU depth);
+ *     sched_self() is a per-thread struct fiber (id, held locks, RCU depth,
+ *     and so alloc.c's failure injector is per thread);
  *     sched_in_fiber() is false; the fiber scheduler itself (sched_init,
  *     sched_spawn, sched_run, sched_block, ...) aborts if called.
  *   - No lock-order (class rank) checks and no deadlock detection. Misuse

@@ -1,0 +1,5 @@
+#!/bin/bash -eu
+# ClusterFuzzLite build script: the same contract as OSS-Fuzz's (see
+# oss-fuzz/build.sh); ./build.sh builds every target into $OUT.
+cd "$SRC/vmafuzz"
+VMAFUZZ_NO_DEPS=1 ./build.sh

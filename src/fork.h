@@ -1,0 +1,76 @@
+/*
+ * fork and exit of an address space (after kernel/fork.c dup_mmap and
+ * mm/mmap.c exit_mmap), with the two algorithms of the fork-mt-dup seed:
+ *
+ *   FORK_TREE_DUP  duplicate the parent's whole tree in one pass (mt_dup),
+ *                  then walk the copy replacing each entry by the child's
+ *                  VMA; a VM_DONTCOPY range is erased from the copy (an
+ *                  erase that can fail to allocate). On a failure the
+ *                  failure point is marked with the zero entry: entries
+ *                  after it still point to the parent's VMAs, and exit of
+ *                  the half-built child stops there.
+ *   FORK_APPEND    the algorithm before the seed: preallocate nodes for the
+ *                  parent's VMA count, then append each child VMA in order.
+ *
+ * Per VMA: duplicate it, duplicate its userfaultfd state (the early return
+ * for VMAs without a context, of the userfaultfd-early-return-dup seed),
+ * fork its anon_vma chain (no anon_vma for wipe-on-fork), link it into its
+ * file, and copy its page table entries with copy-on-write (not for
+ * wipe-on-fork VMAs, nor for VMAs without an anon_vma, as the kernel's
+ * vma_needs_copy decides). Any allocation can fail: fork then returns
+ * -ENOMEM, and the parent is as it was, but for page table entries made
+ * read-only for copy-on-write (the kernel does not undo those either).
+ *
+ * Fork invariants (checked by mm_check_fork): the child equals the parent
+ * minus VM_DONTCOPY; wipe-on-fork ranges of the child are empty; no child
+ * object points into the parent; a failed fork left the parent unchanged;
+ * both algorithms build equal children.
+ */
+#ifndef VMAFUZZ_FORK_H
+#define VMAFUZZ_FORK_H
+
+#include "anon.h"
+#include "mm.h"
+
+enum fork_algo { FORK_TREE_DUP, FORK_APPEND };
+
+struct fork_opts {
+	enum fork_algo algo;
+	enum anon_policy policy;
+	/* Check the fork invariants while the parent is still locked: the child
+	 * against the parent, or the parent against a snapshot after failure. */
+	bool check;
+	/* Also build a child with the other algorithm and compare the two. */
+	bool differential;
+};
+
+/* New userfaultfd contexts made for the child (EVENT_FORK), for the caller
+ * to hand out as fds once fork succeeded. */
+#define FORK_MAX_UFFD 8
+struct fork_uffd {
+	struct uffd_ctx *ctx[FORK_MAX_UFFD];
+	unsigned n;
+};
+
+/* Fork @parent into a new mm with @child_id. 0 with *child set, or -ENOMEM
+ * (the half-built child is already gone). */
+int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, struct mm **child,
+	    struct fork_uffd *uffd);
+
+/* A snapshot of what a failed fork must leave as it was. */
+struct mm_snapshot {
+	uint64_t *w;
+	size_t n, cap;
+};
+
+void mm_snapshot_take(struct mm *mm, struct mm_snapshot *s);
+bool mm_snapshot_equal(const struct mm_snapshot *a, const struct mm_snapshot *b);
+void mm_snapshot_free(struct mm_snapshot *s);
+
+/* FORK_PARENT_CHANGED, FORK_CHILD_DIFFERS, FORK_WIPE_NOT_EMPTY, FORK_CHILD_POINTS_INTO_PARENT */
+bool mm_check_fork(struct mm *parent, struct mm *child);
+bool mm_check_unchanged(struct mm *parent, const struct mm_snapshot *before);
+/* FORK_ALGOS_DIFFER: two children of one parent are equal. */
+bool mm_check_same_child(struct mm *a, struct mm *b);
+
+#endif

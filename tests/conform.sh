@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# vmafuzz conform: the model against this machine's kernel. Every seed of
+# fuzz_mm that runs for real must agree (the others are reported as skipped),
+# so must 200 generated programs, a deliberately wrong model view
+# (--selftest-flip-wf) must be caught, and bad command lines get status 2.
+# Run by ./build.sh test with OUT and ROOT set.
+set -u
+cd "$ROOT"
+. tests/shlib
+V="$OUT/vmafuzz"
+
+# expect STATUS PATTERN CMD...: exit status and a pattern in stdout+stderr
+expect() {
+	local want=$1 pat=$2 rc=0
+	shift 2
+	"$@" >"$T/out" 2>&1 || rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		bad "$* exited $rc, want $want"; sed 's/^/    /' "$T/out" | head -n 40
+	elif [ -n "$pat" ] && ! grep -qE -- "$pat" "$T/out"; then
+		bad "$* output lacks /$pat/"; sed 's/^/    /' "$T/out" | head -n 40
+	else
+		ok
+	fi
+}
+
+# the command line
+expect 0 'usage: vmafuzz conform' "$V" conform --help
+expect 2 'needs files or --random N' "$V" conform
+expect 2 "unknown option '--bogus'" "$V" conform --bogus x.txt
+expect 2 "not a positive number: '0'" "$V" conform --random 0
+expect 2 '--ops takes 1..128' "$V" conform --random 1 --ops 129
+expect 2 'not both' "$V" conform --random 1 corpus/fuzz_mm/advice_cycle.txt
+expect 2 'No such file' "$V" conform "$T/missing.txt"
+
+# every seed: it agrees, or it is one the kernel cannot run and says why
+n=0
+for txt in corpus/fuzz_mm/*.txt; do
+	[ -e "$txt" ] || continue
+	expect 0 "^conform: $txt: ([0-9]+ operations agree|skipped: .+)\$" "$V" conform "$txt"
+	grep -q 'operations agree' "$T/out" && n=$((n + 1))
+done
+# the seeds written for it run on any kernel (writes only, free hints)
+for s in conform_errors anon_vma_merge hint_free; do
+	expect 0 "^conform: corpus/fuzz_mm/$s.txt: [0-9]+ operations agree\$" \
+		"$V" conform "corpus/fuzz_mm/$s.txt"
+done
+[ "$n" -gt 0 ] && ok || bad "no seed of fuzz_mm ran for real"
+# a program as bytes (the target from the path, as print does)
+mkdir -p "$T/fuzz_mm"
+"$V" compile corpus/fuzz_mm/anon_vma_merge.txt -o "$T/fuzz_mm/anon_vma_merge" && ok || bad "compile"
+expect 0 "^conform: $T/fuzz_mm/anon_vma_merge: 14 operations agree\$" "$V" conform "$T/fuzz_mm/anon_vma_merge"
+
+# generated programs
+expect 0 '^200 programs, 4000 operations agree' "$V" conform --random 200 --seed 1
+expect 0 '^20 programs, 1200 operations agree' "$V" conform --random 20 --seed 7 --ops 60
+
+# a wrong model view is caught: the first VMA's wf differs, status 1
+printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\n' >"$T/one.txt"
+expect 1 'operation 0 differs: mmap p0 @0x10:4' "$V" conform --selftest-flip-wf "$T/one.txt"
+if grep -qE '^  ! @0x10-0x14 rw-p ac -- wf .* @0x10-0x14 rw-p ac -- -- ' "$T/out"; then
+	ok
+else
+	bad "the side-by-side view does not show the flipped wf"; sed 's/^/    /' "$T/out" | head -n 20
+fi
+expect 1 '--- the program up to the step that differs' "$V" conform --selftest-flip-wf --random 3 --seed 1
+# --keep-going goes on with the next file and still fails
+expect 1 "conform: corpus/fuzz_mm/advice_cycle.txt: operation 0 differs" \
+	"$V" conform --selftest-flip-wf --keep-going "$T/one.txt" corpus/fuzz_mm/advice_cycle.txt
+
+# a program that is not fuzz_mm's anonymous memory is skipped, status 0
+printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private_file f1 fixed\n' >"$T/file.txt"
+expect 0 'skipped: operation 0 .*file mappings' "$V" conform "$T/file.txt"
+printf 'target fuzz_mm\nmmap p1 @0x10:4 r,w private f0 fixed\n' >"$T/p1.txt"
+expect 0 'skipped: operation 0 .*only process p0' "$V" conform "$T/p1.txt"
+
+finish

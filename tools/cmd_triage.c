@@ -1,0 +1,285 @@
+/*
+ * vmafuzz triage: replay every crash file in the sanitized driver and group
+ * the files in buckets (crash.h says how a run becomes a bucket). Prints a
+ * table (bucket, count, smallest reproducer, failure line), or with --json
+ * every bucket with all its files, or with --sarif a SARIF 2.1.0 log with
+ * one result per bucket. Buckets are sorted by count, then name.
+ */
+#include "cmd.h"
+#include "crash.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct triaged {
+	const struct crash_file *file;
+	struct crash_result res;
+};
+
+struct bucket {
+	const char *id;
+	struct triaged **v; /* sorted by size, then path: v[0] is the smallest */
+	size_t n, cap;
+};
+
+enum format { FMT_TABLE, FMT_JSON, FMT_SARIF };
+
+static int cmp_triaged(const void *a, const void *b)
+{
+	const struct triaged *x = *(struct triaged *const *)a, *y = *(struct triaged *const *)b;
+
+	if (x->file->size != y->file->size)
+		return x->file->size < y->file->size ? -1 : 1;
+	return strcmp(x->file->path, y->file->path);
+}
+
+static int cmp_buckets(const void *a, const void *b)
+{
+	const struct bucket *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+static struct bucket *bucket_of(struct bucket **bs, size_t *nb, size_t *cap, const char *id)
+{
+	for (size_t i = 0; i < *nb; i++)
+		if (!strcmp((*bs)[i].id, id))
+			return &(*bs)[i];
+	if (*nb == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*bs = realloc(*bs, *cap * sizeof(**bs));
+		if (!*bs)
+			abort();
+	}
+	memset(&(*bs)[*nb], 0, sizeof(**bs));
+	(*bs)[*nb].id = id;
+	return &(*bs)[(*nb)++];
+}
+
+static void bucket_add(struct bucket *b, struct triaged *t)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 8;
+		b->v = realloc(b->v, b->cap * sizeof(*b->v));
+		if (!b->v)
+			abort();
+	}
+	b->v[b->n++] = t;
+}
+
+static const char *level_of(const struct bucket *b)
+{
+	if (!strcmp(b->id, CRASH_BUCKET_NO_FAIL))
+		return "note";
+	if (!strcmp(b->id, CRASH_BUCKET_TIMEOUT))
+		return "warning";
+	return "error";
+}
+
+static void print_table(const struct bucket *bs, size_t nb, size_t nfiles)
+{
+	int wb = 6, ws = 19;
+	char(*small)[PATH_MAX + 32] = calloc(nb ? nb : 1, sizeof(*small));
+
+	if (!small)
+		abort();
+	for (size_t i = 0; i < nb; i++) {
+		const struct triaged *s = bs[i].v[0];
+		int n = snprintf(small[i], sizeof(small[i]), "%s (%zu bytes)", s->file->path,
+				 s->file->size);
+
+		if ((int)strlen(bs[i].id) > wb)
+			wb = (int)strlen(bs[i].id);
+		if (n > ws)
+			ws = n;
+	}
+	printf("%-*s  %5s  %-*s  %s\n", wb, "bucket", "count", ws, "smallest reproducer",
+	       "summary");
+	for (size_t i = 0; i < nb; i++)
+		printf("%-*s  %5zu  %-*s  %s\n", wb, bs[i].id, bs[i].n, ws, small[i],
+		       bs[i].v[0]->res.summary);
+	printf("%zu file%s in %zu bucket%s\n", nfiles, nfiles == 1 ? "" : "s", nb,
+	       nb == 1 ? "" : "s");
+	free(small);
+}
+
+static void json_frame(FILE *out, const struct crash_frame *f)
+{
+	fputs("{\"function\": ", out);
+	json_string(out, f->func);
+	fputs(", \"file\": ", out);
+	json_string(out, f->file);
+	fprintf(out, ", \"line\": %u}", f->line);
+}
+
+static void print_json(const struct bucket *bs, size_t nb)
+{
+	printf("[");
+	for (size_t i = 0; i < nb; i++) {
+		const struct triaged *s = bs[i].v[0];
+
+		printf("%s\n  {\"bucket\": ", i ? "," : "");
+		json_string(stdout, bs[i].id);
+		printf(", \"count\": %zu, \"failing\": %s,\n   \"summary\": ", bs[i].n,
+		       s->res.failed ? "true" : "false");
+		json_string(stdout, s->res.summary);
+		printf(",\n   \"target\": ");
+		json_string(stdout, s->file->target->name);
+		printf(", \"smallest\": ");
+		json_string(stdout, s->file->path);
+		printf(",\n   \"frames\": [");
+		for (unsigned k = 0; k < s->res.nframes; k++) {
+			printf("%s", k ? ", " : "");
+			json_frame(stdout, &s->res.frames[k]);
+		}
+		printf("],\n   \"files\": [");
+		for (size_t k = 0; k < bs[i].n; k++) {
+			printf("%s\n     {\"path\": ", k ? "," : "");
+			json_string(stdout, bs[i].v[k]->file->path);
+			printf(", \"size\": %zu}", bs[i].v[k]->file->size);
+		}
+		printf("]}");
+	}
+	printf("%s]\n", nb ? "\n" : "");
+}
+
+static void print_sarif(const struct bucket *bs, size_t nb)
+{
+	printf("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
+	       "  \"version\": \"2.1.0\",\n"
+	       "  \"runs\": [{\n"
+	       "    \"tool\": {\"driver\": {\"name\": \"vmafuzz triage\", \"rules\": [");
+	for (size_t i = 0; i < nb; i++) {
+		printf("%s\n      {\"id\": ", i ? "," : "");
+		json_string(stdout, bs[i].id);
+		printf(", \"shortDescription\": {\"text\": ");
+		json_string(stdout, bs[i].id);
+		printf("}}");
+	}
+	printf("]}},\n    \"results\": [");
+	for (size_t i = 0; i < nb; i++) {
+		const struct triaged *s = bs[i].v[0];
+		const struct crash_frame *f = s->res.nframes ? &s->res.frames[0] : NULL;
+
+		printf("%s\n      {\"ruleId\": ", i ? "," : "");
+		json_string(stdout, bs[i].id);
+		printf(", \"ruleIndex\": %zu, \"level\": \"%s\",\n       \"message\": {\"text\": ",
+		       i, level_of(&bs[i]));
+		json_string(stdout, s->res.summary);
+		printf("},\n       \"locations\": [");
+		if (f && f->file[0] && f->line) {
+			printf("{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ");
+			json_string(stdout, f->file);
+			printf("}, \"region\": {\"startLine\": %u}}}", f->line);
+		}
+		printf("],\n       \"properties\": {\"count\": %zu, \"smallest\": ", bs[i].n);
+		json_string(stdout, s->file->path);
+		printf(", \"files\": [");
+		for (size_t k = 0; k < bs[i].n; k++) {
+			printf("%s", k ? ", " : "");
+			json_string(stdout, bs[i].v[k]->file->path);
+		}
+		printf("]}}");
+	}
+	printf("%s]\n  }]\n}\n", nb ? "\n    " : "");
+}
+
+int cmd_triage(int argc, char **argv)
+{
+	struct crash_opts o = {NULL, NULL, CRASH_DEFAULT_TIMEOUT};
+	enum format fmt = FMT_TABLE;
+	bool verbose = false;
+	char **paths = calloc((size_t)argc, sizeof(*paths));
+	struct crash_file *files = NULL;
+	struct triaged *tr = NULL;
+	struct bucket *bs = NULL;
+	size_t nfiles = 0, nb = 0, cap = 0;
+	int npaths = 0, rc = 2;
+
+	if (!paths)
+		abort();
+	for (int i = 1; i < argc; i++) {
+		int k = crash_opt("triage", argc, argv, &i, &o);
+
+		if (k < 0)
+			goto out;
+		if (k)
+			continue;
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--sarif")) {
+			enum format f = argv[i][2] == 'j' ? FMT_JSON : FMT_SARIF;
+
+			if (fmt != FMT_TABLE && fmt != f) {
+				cmd_usage_error("triage", "%s",
+						"--json and --sarif exclude each other");
+				goto out;
+			}
+			fmt = f;
+		} else if (!strcmp(argv[i], "-v")) {
+			verbose = true;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			cmd_usage_error("triage", "unknown option '%s'", argv[i]);
+			goto out;
+		} else {
+			paths[npaths++] = argv[i];
+		}
+	}
+	if (!npaths) {
+		cmd_usage_error("triage", "%s", "needs crash files or directories");
+		goto out;
+	}
+	if (crash_collect("triage", npaths, paths, o.target, &files, &nfiles))
+		goto out;
+
+	tr = calloc(nfiles ? nfiles : 1, sizeof(*tr));
+	if (!tr)
+		abort();
+	for (size_t i = 0; i < nfiles; i++) {
+		char driver[PATH_MAX];
+
+		if (!crash_driver("triage", &o, files[i].target, driver, sizeof(driver)) ||
+		    !crash_run(driver, files[i].path, o.timeout, &tr[i].res, NULL))
+			goto out;
+		tr[i].file = &files[i];
+		if (verbose)
+			fprintf(stderr, "triage: [%zu/%zu] %s: %s\n", i + 1, nfiles, files[i].path,
+				tr[i].res.bucket);
+		bucket_add(bucket_of(&bs, &nb, &cap, tr[i].res.bucket), &tr[i]);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		qsort(bs[i].v, bs[i].n, sizeof(*bs[i].v), cmp_triaged);
+		/* where an invariant failed: one more run of the smallest */
+		if (fmt != FMT_TABLE) {
+			struct triaged *s = bs[i].v[0];
+			char driver[PATH_MAX];
+
+			if (crash_driver("triage", &o, s->file->target, driver, sizeof(driver)))
+				crash_locate(driver, s->file->path, o.timeout, &s->res);
+		}
+	}
+	if (nb)
+		qsort(bs, nb, sizeof(*bs), cmp_buckets);
+
+	switch (fmt) {
+	case FMT_TABLE:
+		print_table(bs, nb, nfiles);
+		break;
+	case FMT_JSON:
+		print_json(bs, nb);
+		break;
+	case FMT_SARIF:
+		print_sarif(bs, nb);
+		break;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < nb; i++)
+		free(bs[i].v);
+	free(bs);
+	free(tr);
+	crash_files_free(files, nfiles);
+	free(paths);
+	return rc;
+}

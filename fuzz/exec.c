@@ -11,6 +11,11 @@
 /* Present when a sanitizer runtime is linked: lets the report follow an
  * AddressSanitizer or UndefinedBehaviorSanitizer report too. */
 extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+/* Called by AddressSanitizer with its report, before it dies: under a
+ * fuzzing engine (whose death callback must stay) this is where the
+ * program and state are printed for an ASan failure. */
+extern void __asan_set_error_report_callback(void (*callback)(const char *))
+	__attribute__((weak));
 
 static struct exec *current;
 bool exec_under_engine;
@@ -75,6 +80,12 @@ static void death_hook(void)
 		exec_report(stderr, current);
 }
 
+static void asan_report_hook(const char *report)
+{
+	(void)report;
+	death_hook();
+}
+
 void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, size_t size,
 		void (*dump_state)(FILE *, void *), void *state)
 {
@@ -88,8 +99,11 @@ void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, 
 	prog_decode(d, data, size, &x->prog);
 	current = x;
 	check_set_context(report_hook, x);
-	if (!death_installed && !exec_under_engine && __sanitizer_set_death_callback) {
-		__sanitizer_set_death_callback(death_hook);
+	if (!death_installed) {
+		if (!exec_under_engine && __sanitizer_set_death_callback)
+			__sanitizer_set_death_callback(death_hook);
+		else if (__asan_set_error_report_callback)
+			__asan_set_error_report_callback(asan_report_hook);
 		death_installed = true;
 	}
 }

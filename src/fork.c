@@ -60,8 +60,8 @@ static void free_unlinked(struct vma *tmp)
 }
 
 /* Duplicate one parent VMA for the child (not yet in the child's tree). */
-static int dup_one(struct mm *child, struct vma *mpnt, struct vma *pprev,
-		   const struct fork_opts *o, struct fork_ctx **fcs, struct vma **out)
+static int dup_one(struct mm *child, struct vma *mpnt, struct vma *pprev, const struct fork_opts *o,
+		   struct fork_ctx **fcs, struct vma **out)
 {
 	struct vma *tmp = vma_dup(mpnt);
 	int err;
@@ -100,8 +100,8 @@ static int copy_pages(struct vma *tmp, struct vma *mpnt)
 static void mark_failure(struct mm *child, struct vma *mpnt)
 {
 	if (mpnt)
-		MODEL_ASSERT(mt_store_range(&child->mt, mpnt->start, mpnt->end - 1,
-					    MT_ZERO_ENTRY) == 0);
+		MODEL_ASSERT(
+		    mt_store_range(&child->mt, mpnt->start, mpnt->end - 1, MT_ZERO_ENTRY) == 0);
 }
 
 static int fork_tree_dup(struct mm *parent, struct mm *child, const struct fork_opts *o,
@@ -194,15 +194,15 @@ static int build_child(struct mm *parent, struct mm *child, enum fork_algo algo,
 	int err;
 
 	mmap_write_lock_nested(&child->lock, subclass);
-	err = algo == FORK_TREE_DUP ? fork_tree_dup(parent, child, o, fcs) :
-				      fork_append(parent, child, o, fcs);
+	err = algo == FORK_TREE_DUP ? fork_tree_dup(parent, child, o, fcs)
+				    : fork_append(parent, child, o, fcs);
 	mmap_write_unlock(&child->lock);
 	if (err) {
 		for (struct fork_ctx *f = *fcs; f; f = f->next) {
 			uffd_discard(f->new);
 			f->new = NULL;
 		}
-		mm_destroy_nested(child, subclass);	/* stops at the failure mark */
+		mm_destroy_nested(child, subclass); /* stops at the failure mark */
 	}
 	return err;
 }
@@ -213,10 +213,10 @@ static void finish_fork_ctxs(struct fork_ctx *fcs, struct fork_uffd *uffd)
 {
 	for (struct fork_ctx *f = fcs, *next; f; f = next) {
 		next = f->next;
-		if (f->new && uffd && uffd->n < FORK_MAX_UFFD)
+		if (f->new &&uffd && uffd->n < FORK_MAX_UFFD)
 			uffd->ctx[uffd->n++] = f->new;
 		else if (f->new)
-			uffd_put(f->new);	/* nobody receives it: closed at once */
+			uffd_put(f->new); /* nobody receives it: closed at once */
 		uffd_ctx_put(f->orig);
 		model_free(AK_UFFD_FORK_CTX, f);
 	}
@@ -256,8 +256,8 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 		struct mm *other = mm_create(child_id, parent->mmap_min, parent->mmap_max);
 
 		if (other && !build_child(parent, other,
-					  o->algo == FORK_TREE_DUP ? FORK_APPEND : FORK_TREE_DUP, o, 1,
-					  &other_fcs)) {
+					  o->algo == FORK_TREE_DUP ? FORK_APPEND : FORK_TREE_DUP, o,
+					  1, &other_fcs)) {
 			mm_check_same_child(child, other);
 			/* its contexts never became files: gone with it */
 			for (struct fork_ctx *f = other_fcs; f; f = f->next) {
@@ -280,24 +280,14 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 
 /* ---- snapshots and the fork invariants ---------------------------------- */
 
-static void put(struct mm_snapshot *s, uint64_t w)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 256;
-		s->w = realloc(s->w, s->cap * sizeof(*s->w));
-		MODEL_ASSERT(s->w != NULL);
-	}
-	s->w[s->n++] = w;
-}
-
 static void snap_pte(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
 {
 	struct mm_snapshot *s = arg;
 	struct page *p = pte_page(*slot);
 
 	(void)mm;
-	put(s, addr);
-	put(s, p->id);
+	mt_snapshot_put(s, addr);
+	mt_snapshot_put(s, p->id);
 }
 
 void mm_snapshot_take(struct mm *mm, struct mm_snapshot *s)
@@ -306,20 +296,20 @@ void mm_snapshot_take(struct mm *mm, struct mm_snapshot *s)
 	struct vma *v;
 
 	memset(s, 0, sizeof(*s));
-	put(s, (uint64_t)mm->map_count);
-	put(s, mm->rss_anon);
-	put(s, mm->rss_file);
+	mt_snapshot_put(s, (uint64_t)mm->map_count);
+	mt_snapshot_put(s, mm->rss_anon);
+	mt_snapshot_put(s, mm->rss_file);
 	mt_cursor_init(&c, &mm->mt, 0);
 	while ((v = mt_cursor_next(&c))) {
-		put(s, v->start);
-		put(s, v->end);
-		put(s, v->flags);
-		put(s, v->pgoff);
-		put(s, v->file ? v->file->id + 1u : 0);
-		put(s, v->uffd ? v->uffd->id : 0);
-		put(s, v->anon_vma ? v->anon_vma->id : 0);
+		mt_snapshot_put(s, v->start);
+		mt_snapshot_put(s, v->end);
+		mt_snapshot_put(s, v->flags);
+		mt_snapshot_put(s, v->pgoff);
+		mt_snapshot_put(s, v->file ? v->file->id + 1u : 0);
+		mt_snapshot_put(s, v->uffd ? v->uffd->id : 0);
+		mt_snapshot_put(s, v->anon_vma ? v->anon_vma->id : 0);
 		for (struct avc *a = v->chain; a; a = a->vma_next)
-			put(s, a->av->id);
+			mt_snapshot_put(s, a->av->id);
 		/* which page is mapped where, but not the write bit, which fork
 		 * clears; counts shared with other processes (map counts, anon_vma
 		 * counts) are the global invariants' to check at rest */
@@ -329,13 +319,12 @@ void mm_snapshot_take(struct mm *mm, struct mm_snapshot *s)
 
 bool mm_snapshot_equal(const struct mm_snapshot *a, const struct mm_snapshot *b)
 {
-	return a->n == b->n && !memcmp(a->w, b->w, a->n * sizeof(*a->w));
+	return mt_snapshot_equal(a, b);
 }
 
 void mm_snapshot_free(struct mm_snapshot *s)
 {
-	free(s->w);
-	memset(s, 0, sizeof(*s));
+	mt_snapshot_free(s);
 }
 
 bool mm_check_unchanged(struct mm *parent, const struct mm_snapshot *before)
@@ -346,8 +335,8 @@ bool mm_check_unchanged(struct mm *parent, const struct mm_snapshot *before)
 	mm_snapshot_take(parent, &now);
 	same = mm_snapshot_equal(before, &now);
 	mm_snapshot_free(&now);
-	return same || check_fail(CK_FORK_PARENT_CHANGED, "a failed fork changed mm %u",
-				  parent->id);
+	return same ||
+	       check_fail(CK_FORK_PARENT_CHANGED, "a failed fork changed mm %u", parent->id);
 }
 
 static void count_pte(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
@@ -375,8 +364,9 @@ bool mm_check_fork(struct mm *parent, struct mm *child)
 		c = mt_cursor_next(&cc);
 		if (!p || !c) {
 			if (p || c)
-				ok = check_fail(CK_FORK_CHILD_DIFFERS, "mm %u has %s VMAs than mm %u",
-						child->id, c ? "more" : "fewer", parent->id);
+				ok = check_fail(CK_FORK_CHILD_DIFFERS,
+						"mm %u has %s VMAs than mm %u", child->id,
+						c ? "more" : "fewer", parent->id);
 			break;
 		}
 		if (mt_is_zero(c) || c->mm != child || c == p) {
@@ -389,11 +379,11 @@ bool mm_check_fork(struct mm *parent, struct mm *child)
 		want = p->uffd && !p->uffd->event_fork ? p->flags & ~VM_UFFD_FLAGS : p->flags;
 		if (c->start != p->start || c->end != p->end || c->flags != want ||
 		    c->pgoff != p->pgoff || c->file != p->file)
-			ok = check_fail(CK_FORK_CHILD_DIFFERS,
-					"child vma#%u %#" PRIx64 "-%#" PRIx64 " flags %#" PRIx64
-					" is not parent vma#%u %#" PRIx64 "-%#" PRIx64 " flags %#" PRIx64,
-					c->id, c->start, c->end, c->flags, p->id, p->start, p->end,
-					want);
+			ok = check_fail(
+			    CK_FORK_CHILD_DIFFERS,
+			    "child vma#%u %#" PRIx64 "-%#" PRIx64 " flags %#" PRIx64
+			    " is not parent vma#%u %#" PRIx64 "-%#" PRIx64 " flags %#" PRIx64,
+			    c->id, c->start, c->end, c->flags, p->id, p->start, p->end, want);
 		if (c->uffd && c->uffd->mm != child)
 			ok = check_fail(CK_FORK_CHILD_POINTS_INTO_PARENT,
 					"child vma#%u has a userfaultfd context of mm %u", c->id,
@@ -403,9 +393,10 @@ bool mm_check_fork(struct mm *parent, struct mm *child)
 
 			for_each_pte(child, c->start, c->end, count_pte, &n);
 			if (n || c->anon_vma)
-				ok = check_fail(CK_FORK_WIPE_NOT_EMPTY,
-						"wipe-on-fork vma#%u of mm %u has %u pages%s", c->id,
-						child->id, n, c->anon_vma ? " and an anon_vma" : "");
+				ok =
+				    check_fail(CK_FORK_WIPE_NOT_EMPTY,
+					       "wipe-on-fork vma#%u of mm %u has %u pages%s", c->id,
+					       child->id, n, c->anon_vma ? " and an anon_vma" : "");
 		}
 	}
 	return ok;
@@ -424,8 +415,8 @@ bool mm_check_same_child(struct mm *a, struct mm *b)
 		if (!x || !y || x->start != y->start || x->end != y->end || x->flags != y->flags ||
 		    !x->anon_vma != !y->anon_vma || x->file != y->file) {
 			ok = check_fail(CK_FORK_ALGOS_DIFFER,
-					"children mm %u and mm %u differ at %#" PRIx64, a->id, b->id,
-					x ? x->start : y->start);
+					"children mm %u and mm %u differ at %#" PRIx64, a->id,
+					b->id, x ? x->start : y->start);
 			break;
 		}
 	}
@@ -436,8 +427,8 @@ bool mm_check_same_child(struct mm *a, struct mm *b)
 	for_each_pte(b, 0, UINT64_MAX, snap_pte, &sb);
 	for (size_t i = 0; ok && i < sa.n && sa.n == sb.n; i += 2)
 		if (sa.w[i] != sb.w[i] || sa.w[i + 1] != sb.w[i + 1])
-			ok = check_fail(CK_FORK_ALGOS_DIFFER, "children map different pages at %#" PRIx64,
-					sa.w[i]);
+			ok = check_fail(CK_FORK_ALGOS_DIFFER,
+					"children map different pages at %#" PRIx64, sa.w[i]);
 	if (ok && sa.n != sb.n)
 		ok = check_fail(CK_FORK_ALGOS_DIFFER, "children map %zu and %zu pages", sa.n / 2,
 				sb.n / 2);

@@ -57,11 +57,9 @@ struct fork_uffd {
 int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, struct mm **child,
 	    struct fork_uffd *uffd);
 
-/* A snapshot of what a failed fork must leave as it was. */
-struct mm_snapshot {
-	uint64_t *w;
-	size_t n, cap;
-};
+/* A snapshot of what a failed fork must leave as it was (the words of an
+ * mt_snapshot, mtree.h). */
+#define mm_snapshot mt_snapshot
 
 void mm_snapshot_take(struct mm *mm, struct mm_snapshot *s);
 bool mm_snapshot_equal(const struct mm_snapshot *a, const struct mm_snapshot *b);

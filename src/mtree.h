@@ -139,8 +139,7 @@ int mt_gap_highest(const struct mtree *mt, uint64_t lo, uint64_t hi, uint64_t si
  * returns false to stop.
  */
 typedef bool (*mt_visit_fn)(void *arg, const struct mt_range *r, void *entry);
-void mt_rcu_walk(const struct mtree *mt, uint64_t from, uint64_t to, mt_visit_fn visit,
-		 void *arg);
+void mt_rcu_walk(const struct mtree *mt, uint64_t from, uint64_t to, mt_visit_fn visit, void *arg);
 
 /*
  * Cursor over the entries in index order. It caches the leaf it is in and
@@ -220,6 +219,8 @@ struct mt_snapshot {
 };
 
 void mt_snapshot_take(const struct mtree *mt, struct mt_snapshot *s);
+/* Append one word (other snapshots of the model are built the same way). */
+void mt_snapshot_put(struct mt_snapshot *s, uint64_t w);
 bool mt_snapshot_equal(const struct mt_snapshot *a, const struct mt_snapshot *b);
 void mt_snapshot_free(struct mt_snapshot *s);
 

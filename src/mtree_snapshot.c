@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void put(struct mt_snapshot *s, uint64_t w)
+void mt_snapshot_put(struct mt_snapshot *s, uint64_t w)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 256;
@@ -21,14 +21,14 @@ static void put(struct mt_snapshot *s, uint64_t w)
 
 static void snap_node(const struct mt_node *n, struct mt_snapshot *s)
 {
-	put(s, (uint64_t)n->leaf << 8 | n->end);
+	mt_snapshot_put(s, (uint64_t)n->leaf << 8 | n->end);
 	for (unsigned i = 0; i < MT_PIVOTS; i++)
-		put(s, n->pivot[i]);
+		mt_snapshot_put(s, n->pivot[i]);
 	for (unsigned i = 0; i <= n->end; i++) {
 		if (n->leaf) {
-			put(s, (uint64_t)(uintptr_t)n->slot[i]);
+			mt_snapshot_put(s, (uint64_t)(uintptr_t)n->slot[i]);
 		} else {
-			put(s, n->gap[i]);
+			mt_snapshot_put(s, n->gap[i]);
 			snap_node(n->slot[i], s);
 		}
 	}
@@ -37,7 +37,7 @@ static void snap_node(const struct mt_node *n, struct mt_snapshot *s)
 void mt_snapshot_take(const struct mtree *mt, struct mt_snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
-	put(s, mt->height);
+	mt_snapshot_put(s, mt->height);
 	if (mt->root)
 		snap_node(mt->root, s);
 }

@@ -7,19 +7,6 @@ cd "$ROOT"
 . tests/shlib
 V="$OUT/vmafuzz"
 
-# expect STATUS PATTERN CMD...: exit status and a pattern in stdout+stderr
-expect() {
-	local want=$1 pat=$2 rc=0
-	shift 2
-	"$@" >"$T/out" 2>&1 || rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		bad "$* exited $rc, want $want"; sed 's/^/    /' "$T/out"
-	elif [ -n "$pat" ] && ! grep -qE -- "$pat" "$T/out"; then
-		bad "$* output lacks /$pat/"; sed 's/^/    /' "$T/out"
-	else
-		ok
-	fi
-}
 
 expect 2 'usage: vmafuzz COMMAND' "$V"
 expect 0 'vmafuzz compile' "$V" --help

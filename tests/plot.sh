@@ -8,19 +8,6 @@ cd "$ROOT"
 . tests/shlib
 V="$OUT/vmafuzz"
 
-# expect STATUS PATTERN CMD...: exit status and a pattern in stdout+stderr
-expect() {
-	local want=$1 pat=$2 rc=0
-	shift 2
-	"$@" >"$T/out" 2>&1 || rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		bad "$* exited $rc, want $want"; sed 's/^/    /' "$T/out" | head -n 20
-	elif [ -n "$pat" ] && ! grep -qE -- "$pat" "$T/out"; then
-		bad "$* output lacks /$pat/"; sed 's/^/    /' "$T/out" | head -n 20
-	else
-		ok
-	fi
-}
 
 is_png() {
 	[ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]

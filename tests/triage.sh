@@ -12,19 +12,6 @@ V="$OUT/vmafuzz"
 outdir=()
 [ "$OUT" = "$ROOT/out" ] || outdir=(OUTDIR="$OUT")
 
-# expect STATUS PATTERN CMD...: exit status and a pattern in stdout+stderr
-expect() {
-	local want=$1 pat=$2 rc=0
-	shift 2
-	"$@" >"$T/out" 2>&1 || rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		bad "$* exited $rc, want $want"; sed 's/^/    /' "$T/out" | head -n 30
-	elif [ -n "$pat" ] && ! grep -qE -- "$pat" "$T/out"; then
-		bad "$* output lacks /$pat/"; sed 's/^/    /' "$T/out" | head -n 30
-	else
-		ok
-	fi
-}
 
 # ---- drivers with planted bugs: each alone, and both in one driver
 GAP="$OUT/bugs/mt_gap_stale/replay"

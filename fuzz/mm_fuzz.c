@@ -4,6 +4,7 @@
 #include "alloc.h"
 #include "check.h"
 #include "mem_check.h"
+#include "exec.h"
 #include "prog.h"
 #include "sync.h"
 #include "fork.h"
@@ -12,17 +13,17 @@
 #include <errno.h>
 #include <string.h>
 
-const char *const mmf_prot_names[] = { "r", "w", "x", NULL };
-const char *const mmf_kind_names[] = { "private", "shared", "private_file", "shared_file", NULL };
-const char *const mmf_place_names[] = { "fixed", "noreplace", "hint", NULL };
-const char *const mmf_advice_names[] = { "dontneed", "dontfork", "dofork", "wipeonfork",
-					 "keeponfork", NULL };
-const char *const mmf_access_names[] = { "read", "write", NULL };
-const char *const mmf_uffd_mode_names[] = { "missing", "wp", "minor", NULL };
-const char *const mmf_uffd_feature_names[] = { "nofork", "fork", NULL };
-const char *const mmf_algo_names[] = { "tree", "append", NULL };
-const char *const mmf_policy_names[] = { "current", "reuse", NULL };
-const char *const mmf_diff_names[] = { "nodiff", "diff", NULL };
+const char *const mmf_prot_names[] = {"r", "w", "x", NULL};
+const char *const mmf_kind_names[] = {"private", "shared", "private_file", "shared_file", NULL};
+const char *const mmf_place_names[] = {"fixed", "noreplace", "hint", NULL};
+const char *const mmf_advice_names[] = {"dontneed",   "dontfork",   "dofork",
+					"wipeonfork", "keeponfork", NULL};
+const char *const mmf_access_names[] = {"read", "write", NULL};
+const char *const mmf_uffd_mode_names[] = {"missing", "wp", "minor", NULL};
+const char *const mmf_uffd_feature_names[] = {"nofork", "fork", NULL};
+const char *const mmf_algo_names[] = {"tree", "append", NULL};
+const char *const mmf_policy_names[] = {"current", "reuse", NULL};
+const char *const mmf_diff_names[] = {"nodiff", "diff", NULL};
 
 struct mm *mmf_get(struct mmf_state *s, unsigned p)
 {
@@ -56,10 +57,10 @@ void mmf_put(struct mmf_state *s, struct mm *mm)
 static void fork_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c)
 {
 	struct fork_opts o = {
-		.algo = c->algo ? FORK_APPEND : FORK_TREE_DUP,
-		.policy = c->policy ? ANON_POLICY_REUSE_MERGEABLE : ANON_POLICY_CURRENT,
-		.check = true,
-		.differential = c->diff,
+	    .algo = c->algo ? FORK_APPEND : FORK_TREE_DUP,
+	    .policy = c->policy ? ANON_POLICY_REUSE_MERGEABLE : ANON_POLICY_CURRENT,
+	    .check = true,
+	    .differential = c->diff,
 	};
 	struct fork_uffd fu;
 	struct mm *child;
@@ -222,8 +223,8 @@ static void resolve_locked(struct mm *mm, const uint8_t *spec, uint64_t *start, 
 			*len = v->end - *start;
 		} else {
 			struct vma *next = mm_find_vma(mm, *start);
-			uint64_t stop = next && next->start < MMF_WINDOW_HI ? next->start :
-									      MMF_WINDOW_HI;
+			uint64_t stop =
+			    next && next->start < MMF_WINDOW_HI ? next->start : MMF_WINDOW_HI;
 
 			*len = stop - *start;
 		}
@@ -239,8 +240,8 @@ int mmf_prot(uint8_t prot)
 
 int mmf_mmap_flags(const struct mmf_call *c)
 {
-	int flags = c->kind == MMF_SHARED_ANON || c->kind == MMF_SHARED_FILE ? MAP_SHARED :
-										 MAP_PRIVATE;
+	int flags =
+	    c->kind == MMF_SHARED_ANON || c->kind == MMF_SHARED_FILE ? MAP_SHARED : MAP_PRIVATE;
 
 	if (c->kind == MMF_PRIVATE_ANON || c->kind == MMF_SHARED_ANON)
 		flags |= MAP_ANONYMOUS;
@@ -253,8 +254,8 @@ int mmf_mmap_flags(const struct mmf_call *c)
 
 int mmf_advice(uint8_t advice)
 {
-	static const int map[] = { MADV_DONTNEED, MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK,
-				   MADV_KEEPONFORK };
+	static const int map[] = {MADV_DONTNEED, MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK,
+				  MADV_KEEPONFORK};
 
 	return map[advice % 5];
 }
@@ -337,7 +338,7 @@ void mmf_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c
 	case MMF_EXIT:
 		/* the process leaves the table; its mm goes with its last user */
 		if (s->mm[p] != mm) {
-			c->result = -ESRCH;	/* another thread's exit came first */
+			c->result = -ESRCH; /* another thread's exit came first */
 			break;
 		}
 		s->mm[p] = NULL;
@@ -389,7 +390,8 @@ void mmf_check(struct mmf_state *s)
 				if (!x)
 					continue;
 				for (unsigned q = 0; q <= p && !seen; q++)
-					for (unsigned j = 0; j < (q == p ? k : MMF_FDS) && !seen; j++)
+					for (unsigned j = 0; j < (q == p ? k : MMF_FDS) && !seen;
+					     j++)
 						seen = s->fd[q][j] == x;
 				if (seen)
 					continue;
@@ -416,4 +418,73 @@ void mmf_dump(FILE *out, struct mmf_state *s)
 			fprintf(out, "p%u: ", i);
 			mm_dump(out, s->mm[i]);
 		}
+}
+
+const struct prog_opdesc mmf_ops[MMF_NOPS] = {MMF_OPDESCS};
+
+void mmf_run_op(struct mmf_state *s, const struct prog_op *op)
+{
+	unsigned p = op->arg[0] % MMF_MAX_PROCS;
+	struct mm *mm = mmf_get(s, p);
+	struct mmf_call c;
+
+	if (!mm)
+		return;
+	memset(&c, 0, sizeof(c));
+	if (mmf_ops[op->code].nfields > 1 && mmf_ops[op->code].fields[1].kind == FK_RANGE)
+		mmf_resolve(mm, &op->arg[1], &c.start, &c.len);
+	switch (op->code) {
+	case MMF_OP_MMAP:
+		c.op = MMF_MMAP;
+		c.prot = op->arg[5];
+		c.kind = op->arg[6];
+		c.file = op->arg[7];
+		c.place = op->arg[8];
+		break;
+	case MMF_OP_MUNMAP:
+		c.op = MMF_MUNMAP;
+		break;
+	case MMF_OP_MPROTECT:
+		c.op = MMF_MPROTECT;
+		c.prot = op->arg[5];
+		break;
+	case MMF_OP_MADVISE:
+		c.op = MMF_MADVISE;
+		c.advice = op->arg[5];
+		break;
+	case MMF_OP_TOUCH:
+		c.op = MMF_TOUCH;
+		c.write = op->arg[5] == 1;
+		break;
+	case MMF_OP_UFFD_CREATE:
+		c.op = MMF_UFFD_CREATE;
+		c.modes = op->arg[1];
+		break;
+	case MMF_OP_UFFD_REGISTER:
+		c.op = MMF_UFFD_REGISTER;
+		c.modes = op->arg[5];
+		c.handle = op->arg[6];
+		break;
+	case MMF_OP_UFFD_UNREGISTER:
+		c.op = MMF_UFFD_UNREGISTER;
+		c.handle = op->arg[5];
+		break;
+	case MMF_OP_UFFD_RELEASE:
+		c.op = MMF_UFFD_RELEASE;
+		c.handle = op->arg[1];
+		break;
+	case MMF_OP_FORK:
+		c.op = MMF_FORK;
+		c.algo = op->arg[1];
+		c.policy = op->arg[2];
+		c.diff = op->arg[3];
+		break;
+	case MMF_OP_EXIT:
+		c.op = MMF_EXIT;
+		break;
+	}
+	exec_arm(op);
+	mmf_call(s, p, mm, &c);
+	exec_disarm();
+	mmf_put(s, mm);
 }

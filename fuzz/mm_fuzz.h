@@ -7,6 +7,7 @@
 #define VMAFUZZ_MM_FUZZ_H
 
 #include "mm.h"
+#include "prog.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -84,5 +85,68 @@ void mmf_put(struct mmf_state *s, struct mm *mm);
 void mmf_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c);
 void mmf_check(struct mmf_state *s);
 void mmf_dump(FILE *out, struct mmf_state *s);
+
+/*
+ * The operations of fuzz_mm, shared with fuzz_fork (which adds its own after
+ * MMF_NOPS): codes, their argument fields (an initializer list, so a
+ * target can extend the table), and the function that runs one.
+ */
+enum {
+	MMF_OP_MMAP,
+	MMF_OP_MUNMAP,
+	MMF_OP_MPROTECT,
+	MMF_OP_MADVISE,
+	MMF_OP_TOUCH,
+	MMF_OP_UFFD_CREATE,
+	MMF_OP_UFFD_REGISTER,
+	MMF_OP_UFFD_UNREGISTER,
+	MMF_OP_UFFD_RELEASE,
+	MMF_OP_FORK,
+	MMF_OP_EXIT,
+	MMF_NOPS
+};
+
+#define MMF_F_PROC { FK_SEL, "p", MMF_MAX_PROCS, NULL }
+#define MMF_F_RANGE { FK_RANGE, NULL, 0, NULL }
+#define MMF_F_PROT {FK_FLAGS, NULL, 0, mmf_prot_names}
+#define MMF_F_UFFD {FK_SEL, "h", 8, NULL}
+
+#define MMF_OPDESCS \
+	[MMF_OP_MMAP] = { "mmap", \
+		      "map the range (kind: anon or file f<k>, private or shared; place: " \
+		      "fixed, noreplace or hint)", \
+		      6, \
+		      { MMF_F_PROC, MMF_F_RANGE, MMF_F_PROT, { FK_CHOICE, NULL, 0, mmf_kind_names }, \
+			{ FK_SEL, "f", MMF_FILES, NULL }, \
+			{ FK_CHOICE, NULL, 0, mmf_place_names } } }, \
+	[MMF_OP_MUNMAP] = { "munmap", "unmap the range", 2, { MMF_F_PROC, MMF_F_RANGE } }, \
+	[MMF_OP_MPROTECT] = { "mprotect", "change protection of the range", 3, \
+			  { MMF_F_PROC, MMF_F_RANGE, MMF_F_PROT } }, \
+	[MMF_OP_MADVISE] = { "madvise", "advise the range", 3, \
+			 { MMF_F_PROC, MMF_F_RANGE, { FK_CHOICE, NULL, 0, mmf_advice_names } } }, \
+	[MMF_OP_TOUCH] = { "touch", "fault every page of the range", 3, \
+		       { MMF_F_PROC, MMF_F_RANGE, { FK_CHOICE, NULL, 0, mmf_access_names } } }, \
+    [MMF_OP_UFFD_CREATE] = {"uffd_create", "open a userfaultfd on the process (fork: with the fork event)", \
+			2, {MMF_F_PROC, {FK_CHOICE, NULL, 0, mmf_uffd_feature_names}}}, \
+    [MMF_OP_UFFD_REGISTER] = {"uffd_register", "register the range with context h<k> in modes", 4, \
+			  {MMF_F_PROC, MMF_F_RANGE, {FK_FLAGS, NULL, 0, mmf_uffd_mode_names}, MMF_F_UFFD}}, \
+    [MMF_OP_UFFD_UNREGISTER] = {"uffd_unregister", "unregister the range from context h<k>", 3, \
+			    {MMF_F_PROC, MMF_F_RANGE, MMF_F_UFFD}}, \
+    [MMF_OP_UFFD_RELEASE] = {"uffd_release", "close context h<k>", 2, {MMF_F_PROC, MMF_F_UFFD}}, \
+    [MMF_OP_FORK] = {"fork", \
+		 "fork the process (algorithm tree or append; anon_vma policy current or the " \
+		 "reverted reuse; diff: also fork by the other algorithm and compare)", \
+		 4, \
+		 {MMF_F_PROC, {FK_CHOICE, NULL, 0, mmf_algo_names}, {FK_CHOICE, NULL, 0, mmf_policy_names}, \
+		  {FK_CHOICE, NULL, 0, mmf_diff_names}}}, \
+    [MMF_OP_EXIT] = {"exit", "the process exits: its fds close, its mm goes with its last user", 1, \
+		 {MMF_F_PROC}},
+
+extern const struct prog_opdesc mmf_ops[MMF_NOPS];
+
+struct prog_op;
+/* Run one fuzz_mm operation (code < MMF_NOPS) of a program; an errno the
+ * kernel would return is fine, the invariants judge the state. */
+void mmf_run_op(struct mmf_state *s, const struct prog_op *op);
 
 #endif

@@ -1,0 +1,158 @@
+/*
+ * fuzz_fork: fork under allocation failure at every point.
+ *
+ * A program builds a parent with fuzz_mm's operations (any mix of VMA
+ * flags, files, userfaultfd contexts, pages), then `fork_every` forks it
+ * with the Nth allocation failing for N = 1, 2, ... until a fork gets
+ * through: every failed fork must leave the parent as it was and nothing
+ * behind (the check runs inside mm_fork while the parent is locked, and
+ * every invariant runs after the operation), the one that succeeds must
+ * give a child equal to the parent minus VM_DONTCOPY, and the child joins
+ * the processes (or exits at once when there is no room). Meanwhile reader threads can walk the parent's VMA tree under
+ * RCU alone (`rcu_walk`), touching every VMA they meet, so a VMA or tree
+ * node freed too early is caught by AddressSanitizer.
+ */
+#include "alloc.h"
+#include "check.h"
+#include "exec.h"
+#include "fork.h"
+#include "mm_fuzz.h"
+#include "target.h"
+#include "uffd.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+enum { OP_FORK_EVERY = MMF_NOPS, OP_RCU_WALK, OP_NR };
+
+/* At most this many failure points per fork_every (a parent of a program's
+ * size needs far fewer). */
+#define FORK_EVERY_MAX 4096
+
+static const struct prog_opdesc fork_ops[OP_NR] = {
+    MMF_OPDESCS[OP_FORK_EVERY] =
+	{"fork_every",
+	 "fork with allocation N failing, N = 1, 2, ... until one succeeds",
+	 3,
+	 {MMF_F_PROC,
+	  {FK_CHOICE, NULL, 0, mmf_algo_names},
+	  {FK_CHOICE, NULL, 0, mmf_policy_names}}},
+    [OP_RCU_WALK] = {"rcu_walk", "walk the process's VMAs under RCU alone", 1, {MMF_F_PROC}},
+};
+
+static const char *const fork_config[] = {NULL};
+
+static const struct prog_desc fork_desc = {
+    .target = "fuzz_fork",
+    .nops = OP_NR,
+    .ops = fork_ops,
+    .config_names = fork_config,
+    .nfibers = PROG_MAX_FIBERS,
+};
+
+static void fork_every(struct mmf_state *s, struct mm *parent, const struct prog_op *op)
+{
+	struct fork_opts o = {
+	    .algo = op->arg[1] ? FORK_APPEND : FORK_TREE_DUP,
+	    .policy = op->arg[2] ? ANON_POLICY_REUSE_MERGEABLE : ANON_POLICY_CURRENT,
+	    .check = true,
+	};
+
+	for (uint64_t n = 1; n <= FORK_EVERY_MAX; n++) {
+		struct fork_uffd fu;
+		struct mm *child;
+		bool fired;
+		int err;
+
+		alloc_fail_arm(n);
+		err = mm_fork(parent, MMF_MAX_PROCS, &o, &child, &fu);
+		fired = alloc_fail_fired();
+		alloc_fail_disarm();
+		/* fork fails only when an allocation does */
+		MODEL_ASSERT(!err || fired);
+		if (err)
+			continue;
+		/* the child joins the process table, where the checks at rest see it
+		 * with every process it shares pages with; no room: it exits */
+		for (unsigned i = 0; i < fu.n; i++)
+			uffd_put(fu.ctx[i]);
+		child->users = 1;
+		for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
+			if (!s->mm[i]) {
+				child->id = i;
+				s->mm[i] = child;
+				return;
+			}
+		mmf_put(s, child);
+		return;
+	}
+}
+
+static bool walk_visit(void *arg, const struct mt_range *r, void *entry)
+{
+	struct mm *mm = arg;
+	struct vma *v = entry;
+
+	/* reading the VMA: freed too early, AddressSanitizer stops here */
+	if (!mt_is_zero(v) && (v->mm != mm || v->start >= v->end))
+		check_fail(CK_VMA_MM,
+			   "an RCU walk of mm %u at [%#" PRIx64 ", %#" PRIx64
+			   "] meets vma#%u of mm %u",
+			   mm->id, r->first, r->last, v->id, v->mm ? v->mm->id : 0);
+	return true;
+}
+
+static void run_op(void *arg, const struct prog_op *op)
+{
+	struct mmf_state *s = arg;
+	struct mm *mm;
+
+	if (op->code < MMF_NOPS) {
+		mmf_run_op(s, op);
+		return;
+	}
+	mm = mmf_get(s, op->arg[0]);
+	if (!mm)
+		return;
+	if (op->code == OP_FORK_EVERY) {
+		fork_every(s, mm, op);
+	} else {
+		rcu_read_lock();
+		mt_rcu_walk(&mm->mt, 0, MT_MAX, walk_visit, mm);
+		rcu_read_unlock();
+	}
+	mmf_put(s, mm);
+}
+
+static void check_all(void *arg)
+{
+	mmf_check(arg);
+}
+
+static void dump_state(FILE *out, void *arg)
+{
+	mmf_dump(out, arg);
+}
+
+static int fork_run(const uint8_t *data, size_t size)
+{
+	struct mmf_state s;
+	struct exec x;
+
+	if (mmf_init(&s))
+		return 0;
+	exec_begin(&x, &fork_desc, data, size, dump_state, &s);
+	x.check_at_rest = true;
+	exec_run(&x, run_op, check_all);
+	mmf_finish(&s);
+	exec_end(&x);
+	return 0;
+}
+
+const struct fuzz_target fuzz_fork_target = {
+    .name = "fuzz_fork",
+    .summary = "fork of a varied parent with allocation failure at every point, beside RCU "
+	       "readers of the parent's VMA tree",
+    .desc = &fork_desc,
+    .run = fork_run,
+};

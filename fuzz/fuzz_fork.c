@@ -8,8 +8,8 @@
  * behind (the check runs inside mm_fork while the parent is locked, and
  * every invariant runs after the operation), the one that succeeds must
  * give a child equal to the parent minus VM_DONTCOPY, and the child joins
- * the processes (or exits at once when there is no room). Meanwhile reader threads can walk the parent's VMA tree under
- * RCU alone (`rcu_walk`), touching every VMA they meet, so a VMA or tree
+ * the processes (or exits at once when there is no room). Meanwhile reader threads can walk the
+ * parent's VMA tree under RCU alone (`rcu_walk`), touching every VMA they meet, so a VMA or tree
  * node freed too early is caught by AddressSanitizer.
  */
 #include "alloc.h"
@@ -124,29 +124,9 @@ static void run_op(void *arg, const struct prog_op *op)
 	mmf_put(s, mm);
 }
 
-static void check_all(void *arg)
-{
-	mmf_check(arg);
-}
-
-static void dump_state(FILE *out, void *arg)
-{
-	mmf_dump(out, arg);
-}
-
 static int fork_run(const uint8_t *data, size_t size)
 {
-	struct mmf_state s;
-	struct exec x;
-
-	if (mmf_init(&s))
-		return 0;
-	exec_begin(&x, &fork_desc, data, size, dump_state, &s);
-	x.check_at_rest = true;
-	exec_run(&x, run_op, check_all);
-	mmf_finish(&s);
-	exec_end(&x);
-	return 0;
+	return mmf_run_program(&fork_desc, run_op, data, size);
 }
 
 const struct fuzz_target fuzz_fork_target = {

@@ -42,29 +42,9 @@ static void run_op(void *arg, const struct prog_op *op)
 	mmf_run_op(arg, op);
 }
 
-static void check_all(void *arg)
-{
-	mmf_check(arg);
-}
-
-static void dump_state(FILE *out, void *arg)
-{
-	mmf_dump(out, arg);
-}
-
 static int mm_run(const uint8_t *data, size_t size)
 {
-	struct mmf_state s;
-	struct exec x;
-
-	if (mmf_init(&s))
-		return 0;
-	exec_begin(&x, &mm_desc, data, size, dump_state, &s);
-	x.check_at_rest = true;
-	exec_run(&x, run_op, check_all);
-	mmf_finish(&s);
-	exec_end(&x);
-	return 0;
+	return mmf_run_program(&mm_desc, run_op, data, size);
 }
 
 const struct fuzz_target fuzz_mm_target = {

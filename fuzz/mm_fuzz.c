@@ -488,3 +488,28 @@ void mmf_run_op(struct mmf_state *s, const struct prog_op *op)
 	exec_disarm();
 	mmf_put(s, mm);
 }
+
+static void check_cb(void *arg)
+{
+	mmf_check(arg);
+}
+
+static void dump_cb(FILE *out, void *arg)
+{
+	mmf_dump(out, arg);
+}
+
+int mmf_run_program(const struct prog_desc *d, exec_op_fn op_fn, const uint8_t *data, size_t size)
+{
+	struct mmf_state s;
+	struct exec x;
+
+	if (mmf_init(&s))
+		return 0;
+	exec_begin(&x, d, data, size, dump_cb, &s);
+	x.check_at_rest = true;
+	exec_run(&x, op_fn, check_cb);
+	mmf_finish(&s);
+	exec_end(&x);
+	return 0;
+}

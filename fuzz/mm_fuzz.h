@@ -7,6 +7,7 @@
 #define VMAFUZZ_MM_FUZZ_H
 
 #include "mm.h"
+#include "exec.h"
 #include "prog.h"
 
 #include <stdint.h>
@@ -38,7 +39,7 @@ enum mmf_place { MMF_FIXED, MMF_NOREPLACE, MMF_HINT };
 struct mmf_state {
 	struct mm *mm[MMF_MAX_PROCS];
 	struct file *files[MMF_FILES];
-	struct uffd_ctx *fd[MMF_MAX_PROCS][MMF_FDS];	/* open userfaultfds */
+	struct uffd_ctx *fd[MMF_MAX_PROCS][MMF_FDS]; /* open userfaultfds */
 };
 
 enum mmf_op {
@@ -58,14 +59,14 @@ enum mmf_op {
 /* A call with its arguments resolved: what the model and a real process run. */
 struct mmf_call {
 	enum mmf_op op;
-	uint64_t start, len;	/* bytes */
-	uint8_t prot;		/* bit 0 read, 1 write, 2 exec */
+	uint64_t start, len; /* bytes */
+	uint8_t prot;	     /* bit 0 read, 1 write, 2 exec */
 	uint8_t kind, file, place, advice;
 	bool write;
-	uint8_t handle;		/* userfaultfd: the fd slot (mod MMF_FDS) */
-	uint8_t modes;		/* userfaultfd register modes, or create features */
-	uint8_t algo, policy, diff;	/* fork */
-	int64_t result;		/* what the model returned */
+	uint8_t handle;		    /* userfaultfd: the fd slot (mod MMF_FDS) */
+	uint8_t modes;		    /* userfaultfd register modes, or create features */
+	uint8_t algo, policy, diff; /* fork */
+	int64_t result;		    /* what the model returned */
 };
 
 /* 0, or -ENOMEM when the first process cannot be made. */
@@ -106,45 +107,84 @@ enum {
 	MMF_NOPS
 };
 
-#define MMF_F_PROC { FK_SEL, "p", MMF_MAX_PROCS, NULL }
-#define MMF_F_RANGE { FK_RANGE, NULL, 0, NULL }
-#define MMF_F_PROT {FK_FLAGS, NULL, 0, mmf_prot_names}
-#define MMF_F_UFFD {FK_SEL, "h", 8, NULL}
+#define MMF_F_PROC                                                                                 \
+	{                                                                                          \
+		FK_SEL, "p", MMF_MAX_PROCS, NULL                                                   \
+	}
+#define MMF_F_RANGE                                                                                \
+	{                                                                                          \
+		FK_RANGE, NULL, 0, NULL                                                            \
+	}
+#define MMF_F_PROT                                                                                 \
+	{                                                                                          \
+		FK_FLAGS, NULL, 0, mmf_prot_names                                                  \
+	}
+#define MMF_F_UFFD                                                                                 \
+	{                                                                                          \
+		FK_SEL, "h", 8, NULL                                                               \
+	}
 
-#define MMF_OPDESCS \
-	[MMF_OP_MMAP] = { "mmap", \
-		      "map the range (kind: anon or file f<k>, private or shared; place: " \
-		      "fixed, noreplace or hint)", \
-		      6, \
-		      { MMF_F_PROC, MMF_F_RANGE, MMF_F_PROT, { FK_CHOICE, NULL, 0, mmf_kind_names }, \
-			{ FK_SEL, "f", MMF_FILES, NULL }, \
-			{ FK_CHOICE, NULL, 0, mmf_place_names } } }, \
-	[MMF_OP_MUNMAP] = { "munmap", "unmap the range", 2, { MMF_F_PROC, MMF_F_RANGE } }, \
-	[MMF_OP_MPROTECT] = { "mprotect", "change protection of the range", 3, \
-			  { MMF_F_PROC, MMF_F_RANGE, MMF_F_PROT } }, \
-	[MMF_OP_MADVISE] = { "madvise", "advise the range", 3, \
-			 { MMF_F_PROC, MMF_F_RANGE, { FK_CHOICE, NULL, 0, mmf_advice_names } } }, \
-	[MMF_OP_TOUCH] = { "touch", "fault every page of the range", 3, \
-		       { MMF_F_PROC, MMF_F_RANGE, { FK_CHOICE, NULL, 0, mmf_access_names } } }, \
-    [MMF_OP_UFFD_CREATE] = {"uffd_create", "open a userfaultfd on the process (fork: with the fork event)", \
-			2, {MMF_F_PROC, {FK_CHOICE, NULL, 0, mmf_uffd_feature_names}}}, \
-    [MMF_OP_UFFD_REGISTER] = {"uffd_register", "register the range with context h<k> in modes", 4, \
-			  {MMF_F_PROC, MMF_F_RANGE, {FK_FLAGS, NULL, 0, mmf_uffd_mode_names}, MMF_F_UFFD}}, \
-    [MMF_OP_UFFD_UNREGISTER] = {"uffd_unregister", "unregister the range from context h<k>", 3, \
-			    {MMF_F_PROC, MMF_F_RANGE, MMF_F_UFFD}}, \
-    [MMF_OP_UFFD_RELEASE] = {"uffd_release", "close context h<k>", 2, {MMF_F_PROC, MMF_F_UFFD}}, \
-    [MMF_OP_FORK] = {"fork", \
-		 "fork the process (algorithm tree or append; anon_vma policy current or the " \
-		 "reverted reuse; diff: also fork by the other algorithm and compare)", \
-		 4, \
-		 {MMF_F_PROC, {FK_CHOICE, NULL, 0, mmf_algo_names}, {FK_CHOICE, NULL, 0, mmf_policy_names}, \
-		  {FK_CHOICE, NULL, 0, mmf_diff_names}}}, \
-    [MMF_OP_EXIT] = {"exit", "the process exits: its fds close, its mm goes with its last user", 1, \
-		 {MMF_F_PROC}},
+#define MMF_OPDESCS                                                                                \
+	[MMF_OP_MMAP] = {"mmap",                                                                   \
+			 "map the range (kind: anon or file f<k>, private or shared; place: "      \
+			 "fixed, noreplace or hint)",                                              \
+			 6,                                                                        \
+			 {MMF_F_PROC,                                                              \
+			  MMF_F_RANGE,                                                             \
+			  MMF_F_PROT,                                                              \
+			  {FK_CHOICE, NULL, 0, mmf_kind_names},                                    \
+			  {FK_SEL, "f", MMF_FILES, NULL},                                          \
+			  {FK_CHOICE, NULL, 0, mmf_place_names}}},                                 \
+	[MMF_OP_MUNMAP] = {"munmap", "unmap the range", 2, {MMF_F_PROC, MMF_F_RANGE}},             \
+	[MMF_OP_MPROTECT] = {"mprotect",                                                           \
+			     "change protection of the range",                                     \
+			     3,                                                                    \
+			     {MMF_F_PROC, MMF_F_RANGE, MMF_F_PROT}},                               \
+	[MMF_OP_MADVISE] = {"madvise",                                                             \
+			    "advise the range",                                                    \
+			    3,                                                                     \
+			    {MMF_F_PROC, MMF_F_RANGE, {FK_CHOICE, NULL, 0, mmf_advice_names}}},    \
+	[MMF_OP_TOUCH] = {"touch",                                                                 \
+			  "fault every page of the range",                                         \
+			  3,                                                                       \
+			  {MMF_F_PROC, MMF_F_RANGE, {FK_CHOICE, NULL, 0, mmf_access_names}}},      \
+	[MMF_OP_UFFD_CREATE] = {"uffd_create",                                                     \
+				"open a userfaultfd on the process (fork: with the fork event)",   \
+				2,                                                                 \
+				{MMF_F_PROC, {FK_CHOICE, NULL, 0, mmf_uffd_feature_names}}},       \
+	[MMF_OP_UFFD_REGISTER] =                                                                   \
+	    {"uffd_register",                                                                      \
+	     "register the range with context h<k> in modes",                                      \
+	     4,                                                                                    \
+	     {MMF_F_PROC, MMF_F_RANGE, {FK_FLAGS, NULL, 0, mmf_uffd_mode_names}, MMF_F_UFFD}},     \
+	[MMF_OP_UFFD_UNREGISTER] = {"uffd_unregister",                                             \
+				    "unregister the range from context h<k>",                      \
+				    3,                                                             \
+				    {MMF_F_PROC, MMF_F_RANGE, MMF_F_UFFD}},                        \
+	[MMF_OP_UFFD_RELEASE] = {"uffd_release",                                                   \
+				 "close context h<k>",                                             \
+				 2,                                                                \
+				 {MMF_F_PROC, MMF_F_UFFD}},                                        \
+	[MMF_OP_FORK] =                                                                            \
+	    {"fork",                                                                               \
+	     "fork the process (algorithm tree or append; anon_vma policy current or the "         \
+	     "reverted reuse; diff: also fork by the other algorithm and compare)",                \
+	     4,                                                                                    \
+	     {MMF_F_PROC,                                                                          \
+	      {FK_CHOICE, NULL, 0, mmf_algo_names},                                                \
+	      {FK_CHOICE, NULL, 0, mmf_policy_names},                                              \
+	      {FK_CHOICE, NULL, 0, mmf_diff_names}}},                                              \
+	[MMF_OP_EXIT] = {"exit",                                                                   \
+			 "the process exits: its fds close, its mm goes with its last user",       \
+			 1,                                                                        \
+			 {MMF_F_PROC}},
 
 extern const struct prog_opdesc mmf_ops[MMF_NOPS];
 
 struct prog_op;
+/* Run a whole program of an mm target: state, threads, checks at rest after
+ * every operation, and the end (everything gone). @op_fn gets the state. */
+int mmf_run_program(const struct prog_desc *d, exec_op_fn op_fn, const uint8_t *data, size_t size);
 /* Run one fuzz_mm operation (code < MMF_NOPS) of a program; an errno the
  * kernel would return is fine, the invariants judge the state. */
 void mmf_run_op(struct mmf_state *s, const struct prog_op *op);

@@ -2,12 +2,14 @@
 #include "bench.h"
 
 #include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stddef.h>
 #include <time.h>
 
 const struct bench *const benches[] = {
-    &bench_mtree_dup,
-    NULL,
+    &bench_mtree_dup, &bench_fork, &bench_anon_vma, &bench_uffd_fork, NULL,
 };
 
 uint64_t bench_now_ns(void)
@@ -27,4 +29,36 @@ void bench_setup(void)
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	mallopt(M_TOP_PAD, 64 << 20);
 	mallopt(M_MMAP_THRESHOLD, 1 << 30);
+}
+
+bool bench_parse(int argc, char **argv, struct bench_opts *o)
+{
+	o->csv = o->quick = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--csv")) {
+			o->csv = true;
+		} else if (!strcmp(argv[i], "--quick")) {
+			o->quick = true;
+		} else {
+			fprintf(stderr,
+				"vmafuzz bench %s: unknown argument '%s'\n"
+				"usage: vmafuzz bench %s [--csv] [--quick]\n",
+				argv[0], argv[i], argv[0]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t bench_median(uint64_t *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
 }

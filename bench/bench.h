@@ -6,6 +6,7 @@
 #ifndef VMAFUZZ_BENCH_H
 #define VMAFUZZ_BENCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct bench {
@@ -15,8 +16,28 @@ struct bench {
 };
 
 extern const struct bench bench_mtree_dup;
+extern const struct bench bench_fork;
+extern const struct bench bench_anon_vma;
+extern const struct bench bench_uffd_fork;
 
 extern const struct bench *const benches[];
+
+/* Options every benchmark takes: --csv, and --quick (the smallest sizes and
+ * fewer rounds, for tests). Prints the usage error and returns false on
+ * anything else. */
+struct bench_opts {
+	bool csv;
+	bool quick;
+};
+bool bench_parse(int argc, char **argv, struct bench_opts *o);
+
+/* A process with @nvmas one-page anonymous VMAs that do not merge, each
+ * written to once when @touch (bench_mm.c). */
+struct mm;
+struct mm *bench_parent(uint64_t nvmas, bool touch);
+
+/* Median of @n figures (sorts them). */
+uint64_t bench_median(uint64_t *v, unsigned n);
 
 /* Allocator settings for every benchmark run (see bench.c). */
 void bench_setup(void);

@@ -25,13 +25,6 @@ struct item {
 	void *entry;
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Like a process's VMAs: page-aligned ranges, most separated by a gap. */
 static void make_items(struct item *items, uint64_t n)
 {
@@ -62,19 +55,13 @@ static void append_all(struct mtree *mt, const struct item *items, uint64_t n)
 
 static int run(int argc, char **argv)
 {
-	bool csv = false;
+	struct bench_opts opt;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--csv")) {
-			csv = true;
-		} else {
-			fprintf(stderr,
-				"vmafuzz bench mtree-dup: unknown argument '%s'\n"
-				"usage: vmafuzz bench mtree-dup [--csv]\n",
-				argv[i]);
-			return 2;
-		}
-	}
+	if (!bench_parse(argc, argv, &opt))
+		return 2;
+	bool csv = opt.csv;
+	unsigned nsizes = opt.quick ? 3 : NSIZES;
+
 	if (csv)
 		printf("entries,nodes,dup_ns_per_entry,append_ns_per_entry,append_over_dup\n");
 	else
@@ -83,7 +70,7 @@ static int run(int argc, char **argv)
 
 	double dup_cost[NSIZES];
 
-	for (unsigned s = 0; s < NSIZES; s++) {
+	for (unsigned s = 0; s < nsizes; s++) {
 		uint64_t n = sizes[s], reps = 400000 / n + 1;
 		struct item *items = malloc(n * sizeof(*items));
 		uint64_t tdup[ROUNDS], tapp[ROUNDS];
@@ -126,10 +113,8 @@ static int run(int argc, char **argv)
 			}
 			tapp[r] = spent;
 		}
-		qsort(tdup, ROUNDS, sizeof(tdup[0]), cmp_u64);
-		qsort(tapp, ROUNDS, sizeof(tapp[0]), cmp_u64);
-		double d = (double)tdup[ROUNDS / 2] / (double)(reps * n);
-		double a = (double)tapp[ROUNDS / 2] / (double)(reps * n);
+		double d = (double)bench_median(tdup, ROUNDS) / (double)(reps * n);
+		double a = (double)bench_median(tapp, ROUNDS) / (double)(reps * n);
 
 		dup_cost[s] = d;
 		if (csv)
@@ -141,7 +126,7 @@ static int run(int argc, char **argv)
 		mt_destroy(&src);
 		free(items);
 	}
-	if (!csv)
+	if (!csv && nsizes == NSIZES)
 		printf("dup per-entry cost at %llu entries is %.2fx that at %llu (1.00x: linear)\n",
 		       (unsigned long long)sizes[NSIZES - 1], dup_cost[NSIZES - 1] / dup_cost[4],
 		       (unsigned long long)sizes[4]);

@@ -19,15 +19,15 @@ struct fork_ctx {
 };
 
 /* dup_userfaultfd */
-static int dup_uffd(struct vma *tmp, struct mm *child, struct fork_ctx **fcs)
+static int dup_uffd(struct vma *tmp, struct mm *child, bool early_return, struct fork_ctx **fcs)
 {
 	struct uffd_ctx *octx = tmp->uffd;
 	struct fork_ctx *f;
 
 	/* the seed's early return: right only while no context means no flags */
-	if (!octx)
+	if (!octx && early_return)
 		return 0;
-	if (!octx->event_fork) {
+	if (!octx || !octx->event_fork) {
 		tmp->uffd = NULL;
 		tmp->flags &= ~VM_UFFD_FLAGS;
 		return 0;
@@ -70,7 +70,7 @@ static int dup_one(struct mm *child, struct vma *mpnt, struct vma *pprev, const 
 		return -ENOMEM;
 	tmp->mm = child;
 	vma_lock_init(&tmp->lock, false);
-	err = dup_uffd(tmp, child, fcs);
+	err = dup_uffd(tmp, child, !o->uffd_no_early_return, fcs);
 	if (err) {
 		free_unlinked(tmp);
 		return err;

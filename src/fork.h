@@ -42,6 +42,10 @@ struct fork_opts {
 	bool check;
 	/* Also build a child with the other algorithm and compare the two. */
 	bool differential;
+	/* dup_userfaultfd as it was before the userfaultfd-early-return-dup
+	 * seed: a VMA without a context also goes through the path that clears
+	 * the child's context and flags (for bench uffd-fork). */
+	bool uffd_no_early_return;
 };
 
 /* New userfaultfd contexts made for the child (EVENT_FORK), for the caller

@@ -23,6 +23,16 @@ expect 2 'needs -o OUT' "$V" compile corpus/fuzz_mtree/edges.txt
 expect 2 "unknown option '--bogus'" "$V" compile --bogus x.txt -o y
 expect 2 "unknown benchmark 'nope'" "$V" bench nope
 expect 2 "unknown argument '--fast'" "$V" bench mtree-dup --fast
+expect 2 "unknown argument '--slow'" "$V" bench fork --slow
+# the fork benchmarks run (their figures are for the notes, not for tests):
+# the seed's four-row table, and CSV with one line per size
+expect 0 '^21 +121 +221 *$' "$V" bench fork --quick
+expect 0 '^221,[0-9]+,[0-9]+,-?[0-9.]+$' "$V" bench fork --quick --csv
+expect 0 '^ +21 +[0-9]+ +[0-9]+ +-?[0-9.]+%$' "$V" bench uffd-fork --quick
+# the reverted anon_vma rule allocates fewer anon_vmas (the seed's claim)
+"$V" bench anon-vma --csv >"$T/av.csv" 2>&1
+awk -F, 'NR == 2 && $5 < $4 && $4 > 0 { found = 1 } END { exit !found }' "$T/av.csv" && ok ||
+	bad "bench anon-vma: reuse does not allocate fewer: $(cat "$T/av.csv")"
 expect 2 'needs a target and at least one' "$V" replay fuzz_mtree
 expect 2 'No such file' "$V" replay fuzz_mtree "$T/missing"
 expect 2 "unknown option '-x'" "$V" replay -x fuzz_mtree corpus/fuzz_mtree

@@ -54,7 +54,7 @@ static void build_make(struct mm *mm)
 /* Write one page in every @stride-th writable VMA, starting at @first. */
 static void dirty(struct mm *mm, unsigned first, unsigned stride)
 {
-	for (unsigned k = first; k < mm->map_count; k += stride) {
+	for (unsigned k = first; k < (unsigned)mm->map_count; k += stride) {
 		struct vma *v = mm_vma_nth(mm, k);
 
 		if (v->flags & VM_WRITE)

@@ -14,8 +14,7 @@ extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__
 /* Called by AddressSanitizer with its report, before it dies: under a
  * fuzzing engine (whose death callback must stay) this is where the
  * program and state are printed for an ASan failure. */
-extern void __asan_set_error_report_callback(void (*callback)(const char *))
-	__attribute__((weak));
+extern void __asan_set_error_report_callback(void (*callback)(const char *)) __attribute__((weak));
 
 static struct exec *current;
 bool exec_under_engine;

@@ -30,7 +30,7 @@ struct exec {
 	/* Checks only when no fiber is inside an operation (the state of a
 	 * model whose operations yield midway is only whole then). */
 	bool check_at_rest;
-	unsigned in_op;	/* fibers inside an operation */
+	unsigned in_op; /* fibers inside an operation */
 };
 
 /*

@@ -54,7 +54,8 @@ static void fork_every(struct mmf_state *s, struct mm *parent, const struct prog
 {
 	struct fork_opts o = {
 	    .algo = op->arg[1] ? FORK_APPEND : FORK_TREE_DUP,
-	    .policy = op->arg[2] ? ANON_POLICY_REUSE_MERGEABLE : ANON_POLICY_CURRENT,
+	    .policy =
+		op->arg[MMF_FORK_POLICY_ARG] ? ANON_POLICY_REUSE_MERGEABLE : ANON_POLICY_CURRENT,
 	    .check = true,
 	};
 
@@ -126,7 +127,7 @@ static void run_op(void *arg, const struct prog_op *op)
 
 static int fork_run(const uint8_t *data, size_t size)
 {
-	return mmf_run_program(&fork_desc, run_op, data, size);
+	return mmf_run_program(&fork_desc, OP_FORK_EVERY, run_op, data, size);
 }
 
 const struct fuzz_target fuzz_fork_target = {

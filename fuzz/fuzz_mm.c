@@ -44,7 +44,7 @@ static void run_op(void *arg, const struct prog_op *op)
 
 static int mm_run(const uint8_t *data, size_t size)
 {
-	return mmf_run_program(&mm_desc, run_op, data, size);
+	return mmf_run_program(&mm_desc, MMF_OP_FORK, run_op, data, size);
 }
 
 const struct fuzz_target fuzz_mm_target = {

@@ -28,7 +28,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	exec_under_engine = true;	/* keep libFuzzer's death callback */
+	exec_under_engine = true; /* keep libFuzzer's death callback */
 	return 0;
 }
 

@@ -476,7 +476,7 @@ void mmf_run_op(struct mmf_state *s, const struct prog_op *op)
 	case MMF_OP_FORK:
 		c.op = MMF_FORK;
 		c.algo = op->arg[1];
-		c.policy = op->arg[2];
+		c.policy = op->arg[MMF_FORK_POLICY_ARG];
 		c.diff = op->arg[3];
 		break;
 	case MMF_OP_EXIT:
@@ -499,7 +499,33 @@ static void dump_cb(FILE *out, void *arg)
 	mmf_dump(out, arg);
 }
 
-int mmf_run_program(const struct prog_desc *d, exec_op_fn op_fn, const uint8_t *data, size_t size)
+/*
+ * The reverted anon_vma policy (rmap-reuse-mergeable-anon-vma-on-fork) breaks
+ * ANON_ONE_MM by design, so an engine would stop at it at once and learn
+ * nothing else: engine builds refuse programs that ask for it (libFuzzer
+ * keeps no input the target returns -1 for), unless built with
+ * -DVMAFUZZ_BUG_reuse_mergeable (make bug-libfuzzer BUG=reuse_mergeable),
+ * which shows the harness catching it. Replays always run it.
+ */
+static bool refused(const struct prog *p, unsigned fork_code)
+{
+#ifdef VMAFUZZ_BUG_reuse_mergeable
+	(void)p;
+	(void)fork_code;
+	return false;
+#else
+	if (!exec_under_engine)
+		return false;
+	for (unsigned i = 0; i < p->nops; i++)
+		if ((p->ops[i].code == MMF_OP_FORK || p->ops[i].code == fork_code) &&
+		    p->ops[i].arg[MMF_FORK_POLICY_ARG])
+			return true;
+	return false;
+#endif
+}
+
+int mmf_run_program(const struct prog_desc *d, unsigned fork_code, exec_op_fn op_fn,
+		    const uint8_t *data, size_t size)
 {
 	struct mmf_state s;
 	struct exec x;
@@ -507,6 +533,11 @@ int mmf_run_program(const struct prog_desc *d, exec_op_fn op_fn, const uint8_t *
 	if (mmf_init(&s))
 		return 0;
 	exec_begin(&x, d, data, size, dump_cb, &s);
+	if (refused(&x.prog, fork_code)) {
+		mmf_finish(&s);
+		exec_end(&x);
+		return -1;
+	}
 	x.check_at_rest = true;
 	exec_run(&x, op_fn, check_cb);
 	mmf_finish(&s);

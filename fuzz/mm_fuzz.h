@@ -183,8 +183,13 @@ extern const struct prog_opdesc mmf_ops[MMF_NOPS];
 
 struct prog_op;
 /* Run a whole program of an mm target: state, threads, checks at rest after
- * every operation, and the end (everything gone). @op_fn gets the state. */
-int mmf_run_program(const struct prog_desc *d, exec_op_fn op_fn, const uint8_t *data, size_t size);
+ * every operation, and the end (everything gone). @op_fn gets the state.
+ * @fork_code is the target's own fork operation (besides MMF_OP_FORK); the
+ * argument MMF_FORK_POLICY_ARG of both picks the anon_vma policy: under an engine a program
+ * asking for the reverted one is refused (-1; see mm_fuzz.c). */
+#define MMF_FORK_POLICY_ARG 2
+int mmf_run_program(const struct prog_desc *d, unsigned fork_code, exec_op_fn op_fn,
+		    const uint8_t *data, size_t size);
 /* Run one fuzz_mm operation (code < MMF_NOPS) of a program; an errno the
  * kernel would return is fine, the invariants judge the state. */
 void mmf_run_op(struct mmf_state *s, const struct prog_op *op);

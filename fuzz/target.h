@@ -16,7 +16,8 @@ struct fuzz_target {
 	const char *name;
 	const char *summary; /* one line */
 	const struct prog_desc *desc;
-	/* Run one input; returns 0 (failures abort with a report). */
+	/* Run one input; returns 0, or -1 for an input an engine must not keep
+	 * (libFuzzer's convention). Failures abort with a report. */
 	int (*run)(const uint8_t *data, size_t size);
 };
 

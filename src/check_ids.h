@@ -54,6 +54,7 @@
 	X(ANON_NUM_CHILDREN, "num_children equals the anon_vmas naming it parent")       \
 	X(ANON_NUM_ACTIVE, "num_active_vmas equals the VMAs pointing to it")             \
 	X(ANON_SAME_CHAIN, "VMAs that share an anon_vma have equal chain sets")          \
+	X(ANON_ONE_MM, "the VMAs using an anon_vma as their own belong to one process")  \
 	X(ANON_REFCOUNT, "refcount is 1 while it has chain entries plus 1 per child root ref") \
 	/* page family (mm_check.c) */                                                   \
 	X(PAGE_MAPCOUNT, "a page's map count equals the entries mapping it")            \

@@ -41,8 +41,9 @@ static bool check_vma(struct mm *mm, struct vma *v, const struct mt_range *r)
 		ok = check_fail(CK_VMA_FLAGS, "vma#%u: VM_SHARED %s a shared file", v->id,
 				v->flags & VM_SHARED ? "without" : "with");
 	if (!v->file && v->pgoff != v->start >> PAGE_SHIFT)
-		ok = check_fail(CK_VMA_PGOFF, "anonymous vma#%u at %#" PRIx64 " has pgoff %#" PRIx64,
-				v->id, v->start, v->pgoff);
+		ok =
+		    check_fail(CK_VMA_PGOFF, "anonymous vma#%u at %#" PRIx64 " has pgoff %#" PRIx64,
+			       v->id, v->start, v->pgoff);
 	if (v->file) {
 		bool found = false;
 
@@ -69,9 +70,9 @@ static bool check_chain(struct vma *v)
 		for (struct avc *x = av->head; x && !listed; x = x->av_next)
 			listed = x == c;
 		if (c->vma != v || !listed)
-			ok = check_fail(CK_ANON_AVC_LISTS,
-					"a chain entry of vma#%u (anon_vma#%u) is %s", v->id, av->id,
-					c->vma != v ? "another VMA's" : "not on the anon_vma's list");
+			ok = check_fail(
+			    CK_ANON_AVC_LISTS, "a chain entry of vma#%u (anon_vma#%u) is %s", v->id,
+			    av->id, c->vma != v ? "another VMA's" : "not on the anon_vma's list");
 		if (c->first != v->pgoff || c->last != v->pgoff + vma_pages(v) - 1)
 			ok = check_fail(CK_ANON_INTERVAL,
 					"vma#%u pgoff %#" PRIx64 "+%" PRIu64 " caches [%#" PRIx64
@@ -122,10 +123,10 @@ static bool check_ptes(struct mm *mm, uint64_t *anon, uint64_t *file)
 				continue;
 			v = mm_vma_at(mm, addr);
 			if (!v || (pte_write(pte) && !(v->flags & VM_WRITE))) {
-				ok = check_fail(CK_PAGE_OUTSIDE_VMA,
-						"mm %u maps page#%u at %#" PRIx64 " %s", mm->id,
-						p->id, addr, v ? "writable in a read-only VMA" :
-								 "outside any VMA");
+				ok = check_fail(
+				    CK_PAGE_OUTSIDE_VMA, "mm %u maps page#%u at %#" PRIx64 " %s",
+				    mm->id, p->id, addr,
+				    v ? "writable in a read-only VMA" : "outside any VMA");
 				continue;
 			}
 			if (p == &zero_page)
@@ -140,8 +141,8 @@ static bool check_ptes(struct mm *mm, uint64_t *anon, uint64_t *file)
 				if (p->index != v->pgoff + ((addr - v->start) >> PAGE_SHIFT))
 					ok = check_fail(CK_PAGE_INDEX,
 							"anonymous page#%u index %#" PRIx64
-							" mapped at %#" PRIx64 " of vma#%u (pgoff %#" PRIx64
-							")",
+							" mapped at %#" PRIx64
+							" of vma#%u (pgoff %#" PRIx64 ")",
 							p->id, p->index, addr, v->id, v->pgoff);
 			} else {
 				(*file)++;
@@ -166,22 +167,25 @@ static bool check_pages(struct mm *mm)
 
 			if (!t->pte[i] || p == &zero_page || p->scan_gen != scan_gen)
 				continue;
-			p->scan_gen = scan_gen + 1;	/* once per page */
+			p->scan_gen = scan_gen + 1; /* once per page */
 			if (p->mapcount != p->scan_maps)
-				ok = check_fail(CK_PAGE_MAPCOUNT, "page#%u map count %d, mapped %d times",
-						p->id, p->mapcount, p->scan_maps);
+				ok = check_fail(CK_PAGE_MAPCOUNT,
+						"page#%u map count %d, mapped %d times", p->id,
+						p->mapcount, p->scan_maps);
 			want_ref = p->scan_maps + (p->file && !p->anon_vma ? 1 : 0);
 			if (p->refcount != want_ref)
-				ok = check_fail(CK_PAGE_REFCOUNT, "page#%u refcount %d, expected %d",
-						p->id, p->refcount, want_ref);
+				ok =
+				    check_fail(CK_PAGE_REFCOUNT, "page#%u refcount %d, expected %d",
+					       p->id, p->refcount, want_ref);
 			if (p->anon_vma) {
 				int found = rmap_count(p);
 
 				if (found != p->scan_maps)
-					ok = check_fail(CK_PAGE_RMAP,
-							"rmap walk from page#%u (anon_vma#%u) finds %d "
-							"of its %d mappings",
-							p->id, p->anon_vma->id, found, p->scan_maps);
+					ok = check_fail(
+					    CK_PAGE_RMAP,
+					    "rmap walk from page#%u (anon_vma#%u) finds %d "
+					    "of its %d mappings",
+					    p->id, p->anon_vma->id, found, p->scan_maps);
 				if (p->scan_maps > 1 && pte_write(t->pte[i]))
 					ok = check_fail(CK_PAGE_COW,
 							"page#%u is mapped %d times, once writable",
@@ -193,9 +197,9 @@ static bool check_pages(struct mm *mm)
 }
 
 /* Visit every VMA of @mms (skipping zero entries). */
-#define FOR_EACH_VMA(mms, n, v, c)                                                         \
-	for (unsigned m_ = 0; m_ < (n); m_++)                                              \
-		for (mt_cursor_init(&(c), &(mms)[m_]->mt, 0); ((v) = mt_cursor_next(&(c)));) \
+#define FOR_EACH_VMA(mms, n, v, c)                                                                 \
+	for (unsigned m_ = 0; m_ < (n); m_++)                                                      \
+		for (mt_cursor_init(&(c), &(mms)[m_]->mt, 0); ((v) = mt_cursor_next(&(c)));)       \
 			if (!mt_is_zero(v))
 
 static void scratch_reset(struct anon_vma *av)
@@ -220,10 +224,11 @@ static bool check_anon_counts(struct mm *const *mms, unsigned n)
 	bool ok = true;
 
 	FOR_EACH_VMA(mms, n, v, c)
-		for (struct avc *a = v->chain; a; a = a->vma_next)
-			scratch_reset(a->av);
+	for (struct avc *a = v->chain; a; a = a->vma_next)
+		scratch_reset(a->av);
 	/* chain entries and VMAs pointing to each anon_vma */
-	FOR_EACH_VMA(mms, n, v, c) {
+	FOR_EACH_VMA(mms, n, v, c)
+	{
 		for (struct avc *a = v->chain; a; a = a->vma_next)
 			a->av->scan_avcs++;
 		if (!v->anon_vma)
@@ -231,6 +236,15 @@ static bool check_anon_counts(struct mm *const *mms, unsigned n)
 		v->anon_vma->scan_active++;
 		if (!v->anon_vma->scan_first)
 			v->anon_vma->scan_first = v;
+		else if (v->anon_vma->scan_first->mm != v->mm)
+			/* the anon_vma tree follows the process tree: fork gives a
+			 * child VMA a new anon_vma or one no VMA uses any more */
+			ok = check_fail(
+			    CK_ANON_ONE_MM,
+			    "vma#%u of mm %u and vma#%u of mm %u both use anon_vma#%u as "
+			    "their own",
+			    v->anon_vma->scan_first->id, v->anon_vma->scan_first->mm->id, v->id,
+			    v->mm->id, v->anon_vma->id);
 		else if (!same_chain_set(v->anon_vma->scan_first, v))
 			ok = check_fail(CK_ANON_SAME_CHAIN,
 					"vma#%u and vma#%u share anon_vma#%u with different chains",
@@ -238,42 +252,43 @@ static bool check_anon_counts(struct mm *const *mms, unsigned n)
 	}
 	/* each anon_vma once: its list, and what it counts for its parent and root */
 	FOR_EACH_VMA(mms, n, v, c)
-		for (struct avc *a = v->chain; a; a = a->vma_next) {
-			struct anon_vma *av = a->av;
-			int listed = 0;
+	for (struct avc *a = v->chain; a; a = a->vma_next) {
+		struct anon_vma *av = a->av;
+		int listed = 0;
 
-			if (av->scan_checked == scan_gen)
-				continue;
-			av->scan_checked = scan_gen;
-			for (struct avc *x = av->head; x; x = x->av_next)
-				listed++;
-			if (listed != av->scan_avcs)
-				ok = check_fail(CK_ANON_AVC_LISTS,
-						"anon_vma#%u lists %d chain entries, VMAs hold %d", av->id,
-						listed, av->scan_avcs);
-			if (av->num_active_vmas != av->scan_active)
-				ok = check_fail(CK_ANON_NUM_ACTIVE,
-						"anon_vma#%u num_active_vmas %d, VMAs pointing %d", av->id,
-						av->num_active_vmas, av->scan_active);
-			av->parent->scan_children++;
-			if (av->root != av)
-				av->root->scan_roots++;
-		}
+		if (av->scan_checked == scan_gen)
+			continue;
+		av->scan_checked = scan_gen;
+		for (struct avc *x = av->head; x; x = x->av_next)
+			listed++;
+		if (listed != av->scan_avcs)
+			ok = check_fail(CK_ANON_AVC_LISTS,
+					"anon_vma#%u lists %d chain entries, VMAs hold %d", av->id,
+					listed, av->scan_avcs);
+		if (av->num_active_vmas != av->scan_active)
+			ok = check_fail(CK_ANON_NUM_ACTIVE,
+					"anon_vma#%u num_active_vmas %d, VMAs pointing %d", av->id,
+					av->num_active_vmas, av->scan_active);
+		av->parent->scan_children++;
+		if (av->root != av)
+			av->root->scan_roots++;
+	}
 	FOR_EACH_VMA(mms, n, v, c)
-		for (struct avc *a = v->chain; a; a = a->vma_next) {
-			struct anon_vma *av = a->av;
+	for (struct avc *a = v->chain; a; a = a->vma_next) {
+		struct anon_vma *av = a->av;
 
-			if (av->scan_checked == scan_gen + 1)
-				continue;
-			av->scan_checked = scan_gen + 1;
-			if (av->num_children != av->scan_children)
-				ok = check_fail(CK_ANON_NUM_CHILDREN,
-						"anon_vma#%u num_children %d, anon_vmas naming it parent %d",
-						av->id, av->num_children, av->scan_children);
-			if (av->refcount != 1 + av->scan_roots)
-				ok = check_fail(CK_ANON_REFCOUNT, "anon_vma#%u refcount %d, expected %d",
-						av->id, av->refcount, 1 + av->scan_roots);
-		}
+		if (av->scan_checked == scan_gen + 1)
+			continue;
+		av->scan_checked = scan_gen + 1;
+		if (av->num_children != av->scan_children)
+			ok =
+			    check_fail(CK_ANON_NUM_CHILDREN,
+				       "anon_vma#%u num_children %d, anon_vmas naming it parent %d",
+				       av->id, av->num_children, av->scan_children);
+		if (av->refcount != 1 + av->scan_roots)
+			ok = check_fail(CK_ANON_REFCOUNT, "anon_vma#%u refcount %d, expected %d",
+					av->id, av->refcount, 1 + av->scan_roots);
+	}
 	return ok;
 }
 
@@ -294,8 +309,8 @@ bool mm_validate_all(struct mm *const *mms, unsigned n)
 		while ((v = mt_cursor_next(&c))) {
 			if (mt_is_zero(v)) {
 				ok = check_fail(CK_VMA_ZERO_ENTRY,
-						"mm %u holds a zero entry at [%#" PRIx64 ", %#" PRIx64
-						"]",
+						"mm %u holds a zero entry at [%#" PRIx64
+						", %#" PRIx64 "]",
 						mm->id, c.range.first, c.range.last);
 				continue;
 			}

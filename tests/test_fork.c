@@ -35,16 +35,16 @@ static bool build_parent(void)
 	ASSERT(parent && file);
 	ASSERT_EQ(mm_mmap(parent, A(0x10), P(8), RW, PRIV_ANON, NULL, 0), A(0x10));
 	ASSERT_EQ(mm_touch(parent, A(0x10), P(6), true), 0);
-	ASSERT_EQ(mm_mprotect(parent, A(0x12), P(2), PROT_READ), 0);	/* 3 VMAs, one anon_vma */
+	ASSERT_EQ(mm_mprotect(parent, A(0x12), P(2), PROT_READ), 0); /* 3 VMAs, one anon_vma */
 	ASSERT_EQ(mm_mmap(parent, A(0x20), P(4), RW, PRIV_ANON, NULL, 0), A(0x20));
 	ASSERT_EQ(mm_touch(parent, A(0x20), P(4), true), 0);
 	ASSERT_EQ(mm_madvise(parent, A(0x20), P(4), MADV_DONTFORK), 0);
 	ASSERT_EQ(mm_mmap(parent, A(0x30), P(4), RW, PRIV_ANON, NULL, 0), A(0x30));
 	ASSERT_EQ(mm_touch(parent, A(0x30), P(4), true), 0);
 	ASSERT_EQ(mm_madvise(parent, A(0x30), P(4), MADV_WIPEONFORK), 0);
-	ASSERT_EQ(mm_mmap(parent, A(0x40), P(4), RW, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, NULL,
-			  0),
-		  A(0x40));
+	ASSERT_EQ(
+	    mm_mmap(parent, A(0x40), P(4), RW, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, NULL, 0),
+	    A(0x40));
 	ASSERT_EQ(mm_touch(parent, A(0x40), P(2), true), 0);
 	ASSERT_EQ(mm_mmap(parent, A(0x50), P(4), RW, MAP_PRIVATE | MAP_FIXED, file, 0), A(0x50));
 	ASSERT_EQ(mm_touch(parent, A(0x50), P(2), false), 0);
@@ -83,7 +83,7 @@ static void drop_child(struct mm *child, struct fork_uffd *fu)
 
 static bool fork_every_point(enum fork_algo algo)
 {
-	struct fork_opts o = { .algo = algo, .policy = ANON_POLICY_CURRENT, .check = true };
+	struct fork_opts o = {.algo = algo, .policy = ANON_POLICY_CURRENT, .check = true};
 	struct mm *child, *other;
 	struct fork_uffd fu, fu2;
 	unsigned points = 0;
@@ -99,15 +99,15 @@ static bool fork_every_point(enum fork_algo algo)
 		err = mm_fork(parent, 1, &o, &child, &fu);
 		alloc_fail_disarm();
 		if (!alloc_fail_fired()) {
-			struct mm *both[2] = { parent, child };
-			struct fork_opts o2 = { .algo = algo == FORK_TREE_DUP ? FORK_APPEND :
-										FORK_TREE_DUP,
-						.differential = true };
+			struct mm *both[2] = {parent, child};
+			struct fork_opts o2 = {.algo = algo == FORK_TREE_DUP ? FORK_APPEND
+									     : FORK_TREE_DUP,
+					       .differential = true};
 
 			ASSERT_EQ(err, 0);
 			ASSERT(mm_check_fork(parent, child));
 			ASSERT(mm_validate_all(both, 2));
-			ASSERT_EQ(fu.n, 1);	/* the context with the fork event */
+			ASSERT_EQ(fu.n, 1); /* the context with the fork event */
 			/* the other algorithm builds the same child */
 			ASSERT_EQ(mm_fork(parent, 2, &o2, &other, &fu2), 0);
 			ASSERT(mm_check_same_child(child, other));
@@ -142,7 +142,7 @@ static bool test_fork_append_every_failure_point(void)
 /* After fork the pages are shared read-only; a write copies. */
 static bool test_cow_after_fork(void)
 {
-	struct fork_opts o = { .algo = FORK_TREE_DUP, .policy = ANON_POLICY_CURRENT };
+	struct fork_opts o = {.algo = FORK_TREE_DUP, .policy = ANON_POLICY_CURRENT};
 	struct mm *child;
 	struct fork_uffd fu;
 	struct page *p;
@@ -157,12 +157,12 @@ static bool test_cow_after_fork(void)
 	ASSERT(pte_page(mm_pte(child, A(0x10))) != p);
 	ASSERT_EQ(p->mapcount, 1);
 	ASSERT_EQ(mm_touch(parent, A(0x10), P(1), true), 0);
-	ASSERT(pte_page(mm_pte(parent, A(0x10))) == p);	/* reused: ours alone now */
+	ASSERT(pte_page(mm_pte(parent, A(0x10))) == p); /* reused: ours alone now */
 	/* wipe-on-fork and dontfork */
 	ASSERT(mm_vma_at(child, A(0x20)) == NULL);
 	ASSERT(mm_vma_at(child, A(0x30)) != NULL && mm_pte(child, A(0x30)) == 0);
 	{
-		struct mm *both[2] = { parent, child };
+		struct mm *both[2] = {parent, child};
 
 		ASSERT(mm_validate_all(both, 2));
 	}
@@ -172,7 +172,7 @@ static bool test_cow_after_fork(void)
 
 static bool test_fork_checks_fire(void)
 {
-	struct fork_opts o = { .algo = FORK_TREE_DUP, .policy = ANON_POLICY_CURRENT };
+	struct fork_opts o = {.algo = FORK_TREE_DUP, .policy = ANON_POLICY_CURRENT};
 	struct mm *child;
 	struct fork_uffd fu;
 	struct mm_snapshot s;
@@ -220,11 +220,52 @@ static bool test_fork_checks_fire(void)
 	return teardown();
 }
 
+/*
+ * The anon_vma reuse of rmap-reuse-mergeable-anon-vma-on-fork, as posted:
+ * the child's VMA after one that shares the parent's anon_vma takes the
+ * *parent's* anon_vma as its own (vm_prev still pointed into the parent
+ * when anon_vma_fork ran). Every count stays consistent and every page
+ * stays reachable, so nothing crashes, but the anon_vma tree no longer
+ * follows the process tree: the child's new pages land in an anon_vma of
+ * the parent. ANON_ONE_MM is what catches it, and only it.
+ */
+static bool test_reverted_anon_policy_caught(void)
+{
+	struct fork_opts o = {.algo = FORK_TREE_DUP, .policy = ANON_POLICY_REUSE_MERGEABLE};
+	struct mm *child, *both[2];
+	struct fork_uffd fu;
+
+	ASSERT(build_parent());
+	ASSERT_EQ(mm_fork(parent, 1, &o, &child, &fu), 0);
+	both[0] = parent;
+	both[1] = child;
+	/* A(0x12) shares A(0x10)'s anon_vma in the parent */
+	ASSERT(mm_vma_at(child, A(0x12))->anon_vma == mm_vma_at(parent, A(0x12))->anon_vma);
+	check_clear();
+	check_set_mode(CHECK_COLLECT);
+	ASSERT(!mm_validate_all(both, 2));
+	ASSERT(check_count(CK_ANON_ONE_MM) >= 1);
+	ASSERT_EQ(check_count(CK_ANON_NUM_ACTIVE), 0);
+	ASSERT_EQ(check_count(CK_ANON_SAME_CHAIN), 0);
+	ASSERT_EQ(check_count(CK_PAGE_RMAP), 0);
+	check_set_mode(CHECK_ABORT);
+	check_clear();
+	drop_child(child, &fu);
+	/* the current rule keeps the tree a tree */
+	o.policy = ANON_POLICY_CURRENT;
+	ASSERT_EQ(mm_fork(parent, 1, &o, &child, &fu), 0);
+	both[1] = child;
+	ASSERT(mm_validate_all(both, 2));
+	drop_child(child, &fu);
+	return teardown();
+}
+
 int main(void)
 {
 	TEST(test_fork_tree_dup_every_failure_point);
 	TEST(test_fork_append_every_failure_point);
 	TEST(test_cow_after_fork);
 	TEST(test_fork_checks_fire);
+	TEST(test_reverted_anon_policy_caught);
 	return test_summary();
 }

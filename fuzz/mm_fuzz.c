@@ -8,6 +8,7 @@
 #include "prog.h"
 #include "sync.h"
 #include "fork.h"
+#include "rollup.h"
 #include "uffd.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@ const char *const mmf_uffd_feature_names[] = {"nofork", "fork", NULL};
 const char *const mmf_algo_names[] = {"tree", "append", NULL};
 const char *const mmf_policy_names[] = {"current", "reuse", NULL};
 const char *const mmf_diff_names[] = {"nodiff", "diff", NULL};
+const char *const mmf_reader_names[] = {"mmap", "vma", NULL};
 
 struct mm *mmf_get(struct mmf_state *s, unsigned p)
 {
@@ -346,6 +348,15 @@ void mmf_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c
 		mmf_put(s, mm);
 		c->result = 0;
 		break;
+	case MMF_ROLLUP: {
+		struct rollup r;
+
+		rollup_read(mm, c->reader ? ROLLUP_VMA_LOCK : ROLLUP_MMAP_LOCK, &r);
+		rollup_check(mm, &r);
+		rollup_free(&r);
+		c->result = 0;
+		break;
+	}
 	}
 }
 
@@ -481,6 +492,10 @@ void mmf_run_op(struct mmf_state *s, const struct prog_op *op)
 		break;
 	case MMF_OP_EXIT:
 		c.op = MMF_EXIT;
+		break;
+	case MMF_OP_ROLLUP:
+		c.op = MMF_ROLLUP;
+		c.reader = op->arg[1];
 		break;
 	}
 	exec_arm(op);

@@ -30,6 +30,7 @@ extern const char *const mmf_uffd_feature_names[];
 extern const char *const mmf_algo_names[];
 extern const char *const mmf_policy_names[];
 extern const char *const mmf_diff_names[];
+extern const char *const mmf_reader_names[];
 
 enum mmf_kind { MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_PRIVATE_FILE, MMF_SHARED_FILE };
 enum mmf_place { MMF_FIXED, MMF_NOREPLACE, MMF_HINT };
@@ -54,6 +55,7 @@ enum mmf_op {
 	MMF_UFFD_RELEASE,
 	MMF_FORK,
 	MMF_EXIT,
+	MMF_ROLLUP,
 };
 
 /* A call with its arguments resolved: what the model and a real process run. */
@@ -66,6 +68,7 @@ struct mmf_call {
 	uint8_t handle;		    /* userfaultfd: the fd slot (mod MMF_FDS) */
 	uint8_t modes;		    /* userfaultfd register modes, or create features */
 	uint8_t algo, policy, diff; /* fork */
+	uint8_t reader;		    /* rollup: enum rollup_reader */
 	int64_t result;		    /* what the model returned */
 };
 
@@ -104,6 +107,7 @@ enum {
 	MMF_OP_UFFD_RELEASE,
 	MMF_OP_FORK,
 	MMF_OP_EXIT,
+	MMF_OP_ROLLUP,
 	MMF_NOPS
 };
 
@@ -177,7 +181,12 @@ enum {
 	[MMF_OP_EXIT] = {"exit",                                                                   \
 			 "the process exits: its fds close, its mm goes with its last user",       \
 			 1,                                                                        \
-			 {MMF_F_PROC}},
+			 {MMF_F_PROC}},                                                            \
+	[MMF_OP_ROLLUP] = {"rollup",                                                               \
+			   "read the process's smaps_rollup (reader mmap: under the mmap lock; "   \
+			   "vma: under per-VMA locks) and check it",                               \
+			   2,                                                                      \
+			   {MMF_F_PROC, {FK_CHOICE, NULL, 0, mmf_reader_names}}},
 
 extern const struct prog_opdesc mmf_ops[MMF_NOPS];
 

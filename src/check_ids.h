@@ -26,54 +26,61 @@
 	X(MT_WALK, "cursor and find visit entries in order, each once")                            \
 	X(MT_OP_RESULT, "an operation returns what the reference says it must")                    \
 	X(MT_FAILED_WRITE_CHANGED, "a write that fails leaves the tree as it was")                 \
-	X(MT_RCU_TORN, "an RCU reader sees each index as before or after each write")   \
-	/* concurrency family (sched, sync) */                                          \
-	X(SCHED_DEADLOCK, "some fiber can always run while any is alive")               \
-	X(SCHED_STEP_LIMIT, "a program ends within SCHED_MAX_POINTS scheduling points") \
-	X(SYNC_LOCK_ORDER, "locks are taken in the declared class order")               \
-	X(SYNC_HELD_AT_EXIT, "a fiber ends holding no lock and outside RCU")            \
-	X(SYNC_SLEEP_IN_RCU, "no sleeping lock is taken inside an RCU read section")     \
-	X(SYNC_UNLOCK_NOT_HELD, "only a holder releases a lock")                        \
-	X(SYNC_RCU_UNBALANCED, "rcu_read_unlock matches an rcu_read_lock")              \
-	X(SYNC_VMA_LOCK, "VMA write locks need the mmap write lock; no reader holds a write-locked VMA") \
-	/* VMA family (mm_check.c) */                                                    \
-	X(VMA_TREE_INDEX, "a VMA is stored at [vm_start, vm_end - 1]")                  \
-	X(VMA_ALIGNED, "vm_start and vm_end are page aligned")                          \
-	X(VMA_EMPTY, "a VMA is not empty")                                               \
-	X(VMA_MM, "a VMA's mm is the mm whose tree holds it")                            \
-	X(VMA_COUNT, "map_count equals the VMAs in the tree")                            \
-	X(VMA_ZERO_ENTRY, "no zero entry is reachable outside fork failure and exit")    \
-	X(VMA_LOCK_AT_REST, "at rest no VMA is locked and no mmap lock is held")         \
-	X(VMA_FLAGS, "wipe-on-fork only on private anonymous memory; shared iff shmem/shared file") \
-	X(VMA_PGOFF, "an anonymous private VMA's pgoff is its start page")              \
-	X(VMA_FILE_LINK, "a file VMA is in its file's i_mmap and only live VMAs are")   \
-	/* anon_vma family (mm_check.c) */                                               \
-	X(ANON_AVC_LISTS, "every chain entry is on its VMA's chain and its anon_vma's list") \
-	X(ANON_INTERVAL, "a chain entry caches its VMA's page-offset interval")          \
-	X(ANON_VMA_IN_CHAIN, "a VMA's anon_vma is in its chain; a chain implies an anon_vma") \
-	X(ANON_NUM_CHILDREN, "num_children equals the anon_vmas naming it parent")       \
-	X(ANON_NUM_ACTIVE, "num_active_vmas equals the VMAs pointing to it")             \
-	X(ANON_SAME_CHAIN, "VMAs that share an anon_vma have equal chain sets")          \
-	X(ANON_ONE_MM, "the VMAs using an anon_vma as their own belong to one process")  \
-	X(ANON_REFCOUNT, "refcount is 1 while it has chain entries plus 1 per child root ref") \
-	/* page family (mm_check.c) */                                                   \
-	X(PAGE_MAPCOUNT, "a page's map count equals the entries mapping it")            \
-	X(PAGE_REFCOUNT, "a page's reference count is its map count (+1 in a page cache)") \
-	X(PAGE_RMAP, "an rmap walk from an anonymous page finds every mapping of it")   \
-	X(PAGE_COW, "an anonymous page mapped more than once is mapped read-only")      \
-	X(PAGE_RSS, "an mm's resident counters equal its mapped pages")                 \
-	X(PAGE_OUTSIDE_VMA, "no page is mapped outside a VMA, nor writable in a read-only one") \
-	X(PAGE_INDEX, "an anonymous page's index is the page offset it is mapped at")   \
-	/* userfaultfd family (uffd.c) */                                                \
-	X(UFFD_FLAGS_CTX, "a VMA has userfaultfd flags exactly when it has a context")  \
-	X(UFFD_CTX_REFCOUNT, "a context's refcount is 1 while open plus its fork contexts") \
-	X(UFFD_RELEASED_CTX, "no VMA points to a released or foreign context")          \
-	/* fork family (fork.c) */                                                       \
-	X(FORK_CHILD_DIFFERS, "the child's VMAs are the parent's minus VM_DONTCOPY")     \
-	X(FORK_WIPE_NOT_EMPTY, "a wipe-on-fork VMA of the child has no pages and no anon_vma") \
-	X(FORK_CHILD_POINTS_INTO_PARENT, "no object of the child points into the parent") \
-	X(FORK_PARENT_CHANGED, "a failed fork leaves the parent as it was")              \
-	X(FORK_ALGOS_DIFFER, "both fork algorithms build equal children")               \
+	X(MT_RCU_TORN, "an RCU reader sees each index as before or after each write")              \
+	/* concurrency family (sched, sync) */                                                     \
+	X(SCHED_DEADLOCK, "some fiber can always run while any is alive")                          \
+	X(SCHED_STEP_LIMIT, "a program ends within SCHED_MAX_POINTS scheduling points")            \
+	X(SYNC_LOCK_ORDER, "locks are taken in the declared class order")                          \
+	X(SYNC_HELD_AT_EXIT, "a fiber ends holding no lock and outside RCU")                       \
+	X(SYNC_SLEEP_IN_RCU, "no sleeping lock is taken inside an RCU read section")               \
+	X(SYNC_UNLOCK_NOT_HELD, "only a holder releases a lock")                                   \
+	X(SYNC_RCU_UNBALANCED, "rcu_read_unlock matches an rcu_read_lock")                         \
+	X(SYNC_VMA_LOCK,                                                                           \
+	  "VMA write locks need the mmap write lock; no reader holds a write-locked VMA")          \
+	/* VMA family (mm_check.c) */                                                              \
+	X(VMA_TREE_INDEX, "a VMA is stored at [vm_start, vm_end - 1]")                             \
+	X(VMA_ALIGNED, "vm_start and vm_end are page aligned")                                     \
+	X(VMA_EMPTY, "a VMA is not empty")                                                         \
+	X(VMA_MM, "a VMA's mm is the mm whose tree holds it")                                      \
+	X(VMA_COUNT, "map_count equals the VMAs in the tree")                                      \
+	X(VMA_ZERO_ENTRY, "no zero entry is reachable outside fork failure and exit")              \
+	X(VMA_LOCK_AT_REST, "at rest no VMA is locked and no mmap lock is held")                   \
+	X(VMA_FLAGS,                                                                               \
+	  "wipe-on-fork only on private anonymous memory; shared iff shmem/shared file")           \
+	X(VMA_PGOFF, "an anonymous private VMA's pgoff is its start page")                         \
+	X(VMA_FILE_LINK, "a file VMA is in its file's i_mmap and only live VMAs are")              \
+	/* anon_vma family (mm_check.c) */                                                         \
+	X(ANON_AVC_LISTS, "every chain entry is on its VMA's chain and its anon_vma's list")       \
+	X(ANON_INTERVAL, "a chain entry caches its VMA's page-offset interval")                    \
+	X(ANON_VMA_IN_CHAIN, "a VMA's anon_vma is in its chain; a chain implies an anon_vma")      \
+	X(ANON_NUM_CHILDREN, "num_children equals the anon_vmas naming it parent")                 \
+	X(ANON_NUM_ACTIVE, "num_active_vmas equals the VMAs pointing to it")                       \
+	X(ANON_SAME_CHAIN, "VMAs that share an anon_vma have equal chain sets")                    \
+	X(ANON_ONE_MM, "the VMAs using an anon_vma as their own belong to one process")            \
+	X(ANON_REFCOUNT, "refcount is 1 while it has chain entries plus 1 per child root ref")     \
+	/* page family (mm_check.c) */                                                             \
+	X(PAGE_MAPCOUNT, "a page's map count equals the entries mapping it")                       \
+	X(PAGE_REFCOUNT, "a page's reference count is its map count (+1 in a page cache)")         \
+	X(PAGE_RMAP, "an rmap walk from an anonymous page finds every mapping of it")              \
+	X(PAGE_COW, "an anonymous page mapped more than once is mapped read-only")                 \
+	X(PAGE_RSS, "an mm's resident counters equal its mapped pages")                            \
+	X(PAGE_OUTSIDE_VMA, "no page is mapped outside a VMA, nor writable in a read-only one")    \
+	X(PAGE_INDEX, "an anonymous page's index is the page offset it is mapped at")              \
+	/* userfaultfd family (uffd.c) */                                                          \
+	X(UFFD_FLAGS_CTX, "a VMA has userfaultfd flags exactly when it has a context")             \
+	X(UFFD_CTX_REFCOUNT, "a context's refcount is 1 while open plus its fork contexts")        \
+	X(UFFD_RELEASED_CTX, "no VMA points to a released or foreign context")                     \
+	/* fork family (fork.c) */                                                                 \
+	X(FORK_CHILD_DIFFERS, "the child's VMAs are the parent's minus VM_DONTCOPY")               \
+	X(FORK_WIPE_NOT_EMPTY, "a wipe-on-fork VMA of the child has no pages and no anon_vma")     \
+	X(FORK_CHILD_POINTS_INTO_PARENT, "no object of the child points into the parent")          \
+	X(FORK_PARENT_CHANGED, "a failed fork leaves the parent as it was")                        \
+	X(FORK_ALGOS_DIFFER, "both fork algorithms build equal children")                          \
+	/* rollup family */                                                                        \
+	X(ROLLUP_ORDER, "the ranges a rollup reader gathered ascend without overlap")              \
+	X(ROLLUP_MISSED, "a rollup gathers every range mapped and unchanged through its read")     \
+	X(ROLLUP_SUM, "a rollup with nothing changing equals the sum of per-VMA smaps")            \
+	X(ROLLUP_READERS, "with nothing changing both rollup readers agree")                       \
 	/* memory family */                                                                        \
 	X(MEM_LIVE_MISMATCH, "live objects of a kind equal objects reachable")                     \
 	X(MEM_LEAK_AT_END, "nothing is alive at the end of a program")

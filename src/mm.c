@@ -68,6 +68,28 @@ void mm_destroy_nested(struct mm *mm, unsigned subclass)
 	mm_drop(mm);
 }
 
+void mm_watch_add(struct mm *mm, struct mm_watch *w)
+{
+	w->next = mm->watchers;
+	mm->watchers = w;
+}
+
+void mm_watch_del(struct mm *mm, struct mm_watch *w)
+{
+	for (struct mm_watch **p = &mm->watchers; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			return;
+		}
+	MODEL_ASSERT(!"watcher not registered");
+}
+
+void mm_note_change(struct mm *mm, uint64_t start, uint64_t end)
+{
+	for (struct mm_watch *w = mm->watchers; w; w = w->next)
+		w->changed(w, start, end);
+}
+
 void mm_grab(struct mm *mm)
 {
 	mm->count++;
@@ -242,10 +264,10 @@ const char *vma_flags_str(uint64_t flags, char *buf, size_t len)
 		uint64_t bit;
 		const char *name;
 	} names[] = {
-		{ VM_READ, "rd" },	   { VM_WRITE, "wr" },	      { VM_EXEC, "ex" },
-		{ VM_SHARED, "sh" },	   { VM_UFFD_MISSING, "um" }, { VM_UFFD_WP, "uw" },
-		{ VM_UFFD_MINOR, "ui" },   { VM_DONTCOPY, "dc" },     { VM_ACCOUNT, "ac" },
-		{ VM_WIPEONFORK, "wf" },   { VM_SOFTDIRTY, "sd" },
+	    {VM_READ, "rd"},	   {VM_WRITE, "wr"},	    {VM_EXEC, "ex"},
+	    {VM_SHARED, "sh"},	   {VM_UFFD_MISSING, "um"}, {VM_UFFD_WP, "uw"},
+	    {VM_UFFD_MINOR, "ui"}, {VM_DONTCOPY, "dc"},	    {VM_ACCOUNT, "ac"},
+	    {VM_WIPEONFORK, "wf"}, {VM_SOFTDIRTY, "sd"},
 	};
 	size_t at = 0;
 

@@ -76,44 +76,59 @@ struct uffd_ctx;
 /* A model file: its page cache (pgoff -> page) and the VMAs mapping it. */
 struct file {
 	unsigned id;
-	bool shmem;		/* backs a shared anonymous mapping */
-	int refcount;		/* VMAs mapping it, plus one for its owner */
+	bool shmem;   /* backs a shared anonymous mapping */
+	int refcount; /* VMAs mapping it, plus one for its owner */
 	struct mtree cache;
-	struct vma **i_mmap;	/* VMAs mapping it (i_mmap) */
+	struct vma **i_mmap; /* VMAs mapping it (i_mmap) */
 	unsigned n_mmap, cap_mmap;
 	struct rwsem i_mmap_rwsem;
-	unsigned scan_gen;	/* validation scratch */
+	unsigned scan_gen; /* validation scratch */
 };
 
 struct vma {
 	struct mm *mm;
-	uint64_t start, end;	/* [start, end) */
+	uint64_t start, end; /* [start, end) */
 	uint64_t flags;
-	uint64_t pgoff;		/* file offset in pages; start >> PAGE_SHIFT if anonymous */
+	uint64_t pgoff; /* file offset in pages; start >> PAGE_SHIFT if anonymous */
 	struct file *file;
 	struct anon_vma *anon_vma;
-	struct avc *chain;	/* this VMA's anon_vma_chain entries */
+	struct avc *chain; /* this VMA's anon_vma_chain entries */
 	struct uffd_ctx *uffd;
 	struct vma_lock lock;
-	unsigned id;		/* creation number, for reports */
+	unsigned id; /* creation number, for reports */
 };
 
 struct mm {
 	unsigned id;
-	struct mtree mt;	/* the VMAs */
-	struct mtree ptes;	/* page table: virtual page -> pte (mm_pte_*) */
+	struct mtree mt;   /* the VMAs */
+	struct mtree ptes; /* page table: virtual page -> pte (mm_pte_*) */
 	struct mmap_lock lock;
 	int map_count;
 	int max_map_count;
-	uint64_t rss_anon, rss_file;	/* resident pages, as MM_ANONPAGES/MM_FILEPAGES */
-	uint64_t mmap_min, mmap_max;	/* window for mappings without an address */
+	uint64_t rss_anon, rss_file; /* resident pages, as MM_ANONPAGES/MM_FILEPAGES */
+	uint64_t mmap_min, mmap_max; /* window for mappings without an address */
 	bool exiting;
-	struct uffd_ctx *uffd_ctxs;	/* contexts created on this mm */
-	int users;			/* mmget/mmput: the process and calls in flight */
-	int count;			/* mmgrab/mmdrop: the struct itself (users, uffd contexts) */
-	bool dead;			/* the address space is gone, the struct not yet */
-	uint64_t fault_changes;		/* changes made by faults (they run beside fork) */
+	struct uffd_ctx *uffd_ctxs; /* contexts created on this mm */
+	int users;		    /* mmget/mmput: the process and calls in flight */
+	int count;		    /* mmgrab/mmdrop: the struct itself (users, uffd contexts) */
+	bool dead;		    /* the address space is gone, the struct not yet */
+	uint64_t fault_changes;	    /* changes made by faults (they run beside fork) */
+	struct mm_watch *watchers;  /* told of every change to a mapping or entry */
 };
+
+/*
+ * A watcher of an mm's changes (the rollup invariants, rollup.h): while it
+ * is registered, every range whose mapping or page table entries change is
+ * reported to it, by whichever fiber changes it.
+ */
+struct mm_watch {
+	void (*changed)(struct mm_watch *w, uint64_t start, uint64_t end);
+	struct mm_watch *next;
+};
+
+void mm_watch_add(struct mm *mm, struct mm_watch *w);
+void mm_watch_del(struct mm *mm, struct mm_watch *w);
+void mm_note_change(struct mm *mm, uint64_t start, uint64_t end);
 
 static inline uint64_t vma_pages(const struct vma *v)
 {
@@ -144,8 +159,8 @@ void file_put(struct file *f);
  * The system calls. Each takes the locks the kernel takes and returns 0 (or
  * the address for mm_mmap) or a negative errno.
  */
-int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
-		struct file *file, uint64_t pgoff);
+int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct file *file,
+		uint64_t pgoff);
 int mm_munmap(struct mm *mm, uint64_t start, uint64_t len);
 int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot);
 int mm_madvise(struct mm *mm, uint64_t start, uint64_t len, int advice);
@@ -155,14 +170,14 @@ int mm_madvise(struct mm *mm, uint64_t start, uint64_t len, int advice);
 int mm_touch(struct mm *mm, uint64_t start, uint64_t len, bool write);
 
 /* Lookups (caller holds the mmap lock or is the only fiber). */
-struct vma *mm_find_vma(struct mm *mm, uint64_t addr);	/* first VMA ending above addr */
-struct vma *mm_vma_at(struct mm *mm, uint64_t addr);	/* the VMA holding addr */
+struct vma *mm_find_vma(struct mm *mm, uint64_t addr); /* first VMA ending above addr */
+struct vma *mm_vma_at(struct mm *mm, uint64_t addr);   /* the VMA holding addr */
 /* The k-th VMA in address order (k < map_count), for argument resolution. */
 struct vma *mm_vma_nth(struct mm *mm, unsigned k);
 
 /* Per-VMA resident pages, as smaps reports them. */
 struct vma_usage {
-	uint64_t rss, anonymous;	/* pages */
+	uint64_t rss, anonymous; /* pages */
 };
 void vma_usage(struct mm *mm, const struct vma *v, struct vma_usage *u);
 

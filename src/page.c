@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
-struct page zero_page = { .refcount = 1 };
+struct page zero_page = {.refcount = 1};
 
 static unsigned page_ids;
 
@@ -64,12 +64,18 @@ static void page_put(struct page *p)
 }
 
 /* Map @p at the slot (which is empty). */
-static void pte_set(struct mm *mm, uintptr_t *slot, struct page *p, bool write)
+uint64_t page_map_changes;
+
+static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p, bool write)
 {
 	*slot = (uintptr_t)p | (write ? 1 : 0);
 	mm->fault_changes++;
+	mm_note_change(mm, addr, addr + PAGE_SIZE);
 	if (p == &zero_page)
 		return;
+	if (write)
+		p->dirty = true;
+	page_map_changes++;
 	p->mapcount++;
 	p->refcount++;
 	if (p->anon_vma)
@@ -78,14 +84,16 @@ static void pte_set(struct mm *mm, uintptr_t *slot, struct page *p, bool write)
 		mm->rss_file++;
 }
 
-static void pte_clear(struct mm *mm, uintptr_t *slot)
+static void pte_clear(struct mm *mm, uintptr_t *slot, uint64_t addr)
 {
 	struct page *p = pte_page(*slot);
 
 	*slot = 0;
 	mm->fault_changes++;
+	mm_note_change(mm, addr, addr + PAGE_SIZE);
 	if (p == &zero_page)
 		return;
+	page_map_changes++;
 	p->mapcount--;
 	if (p->anon_vma)
 		mm->rss_anon--;
@@ -114,7 +122,7 @@ static struct page *cache_page(struct file *f, uint64_t index, int *err)
 	}
 	p->file = f;
 	p->index = index;
-	p->refcount = 1;	/* the cache's reference */
+	p->refcount = 1; /* the cache's reference */
 	*err = mt_store_range(&f->cache, index, index, p);
 	if (*err) {
 		model_free(AK_PAGE, p);
@@ -162,13 +170,13 @@ static int fault_around(struct vma *v, uint64_t addr)
 		struct page *p = mt_load(&v->file->cache, linear_index(v, a));
 		uintptr_t *slot;
 
-		if (!p || a == addr)	/* the faulting page: the caller maps it */
+		if (!p || a == addr) /* the faulting page: the caller maps it */
 			continue;
 		slot = pte_slot(v->mm, a, true, &err);
 		if (!slot)
 			return err;
 		if (!*slot)
-			pte_set(v->mm, slot, p, false);
+			pte_set(v->mm, slot, a, p, false);
 	}
 	return 0;
 }
@@ -200,7 +208,9 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		if (!write || pte_write(*slot))
 			return 0;
 		if (shared) {
-			*slot |= 1;	/* a shared page becomes writable in place */
+			*slot |= 1; /* a shared page becomes writable in place */
+			old->dirty = true;
+			mm_note_change(mm, addr, addr + PAGE_SIZE);
 			return 0;
 		}
 		/* copy-on-write, unless the anonymous page is ours alone */
@@ -211,21 +221,21 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		p = anon_page(v, addr);
 		if (!p)
 			return -ENOMEM;
-		pte_clear(mm, slot);
-		pte_set(mm, slot, p, true);
+		pte_clear(mm, slot, addr);
+		pte_set(mm, slot, addr, p, true);
 		return 0;
 	}
 	if (v->uffd && (v->flags & VM_UFFD_MISSING))
-		return -EAGAIN;	/* the userfaultfd handler would supply the page */
+		return -EAGAIN; /* the userfaultfd handler would supply the page */
 	if (!v->file) {
 		if (!write) {
-			pte_set(mm, slot, &zero_page, false);
+			pte_set(mm, slot, addr, &zero_page, false);
 			return 0;
 		}
 		p = anon_page(v, addr);
 		if (!p)
 			return -ENOMEM;
-		pte_set(mm, slot, p, true);
+		pte_set(mm, slot, addr, p, true);
 		return 0;
 	}
 	if (!write && !(v->flags & (VM_UFFD_WP | VM_UFFD_MINOR))) {
@@ -242,7 +252,7 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		if (!p)
 			return -ENOMEM;
 	}
-	pte_set(mm, slot, p, write);
+	pte_set(mm, slot, addr, p, write);
 	return 0;
 }
 
@@ -252,7 +262,7 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
  * mapped, not its size.
  */
 void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
-			 void (*fn)(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg), void *arg)
+		  void (*fn)(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg), void *arg)
 {
 	uint64_t first = (start >> PAGE_SHIFT) >> PT_SHIFT, last;
 	struct mt_range r;
@@ -276,9 +286,8 @@ void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
 
 static void zap_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
 {
-	(void)addr;
 	(void)arg;
-	pte_clear(mm, slot);
+	pte_clear(mm, slot, addr);
 }
 
 void zap_range(struct vma *v, uint64_t start, uint64_t end)
@@ -342,12 +351,12 @@ static void copy_one(struct mm *src_mm, uintptr_t *slot, uint64_t addr, void *ar
 		write = false;
 	}
 	(void)src_mm;
-	pte_set(cc->dst->mm, dslot, p, write);
+	pte_set(cc->dst->mm, dslot, addr, p, write);
 }
 
 int copy_ptes(struct vma *dst, struct vma *src)
 {
-	struct copy_ctx cc = { dst, 0 };
+	struct copy_ctx cc = {dst, 0};
 
 	/* vma_needs_copy: without an anon_vma the child faults pages in again */
 	if (!src->anon_vma)

@@ -25,11 +25,12 @@
 struct page {
 	int refcount;
 	int mapcount;
-	struct anon_vma *anon_vma;	/* anonymous: the anon_vma it was faulted in */
-	struct file *file;		/* page cache: the file holding it */
-	uint64_t index;			/* page offset in the anon_vma's or file's space */
+	struct anon_vma *anon_vma; /* anonymous: the anon_vma it was faulted in */
+	struct file *file;	   /* page cache: the file holding it */
+	uint64_t index;		   /* page offset in the anon_vma's or file's space */
+	bool dirty;		   /* written through some mapping (smaps' Dirty) */
 	unsigned id;
-	unsigned scan_gen;		/* validation scratch: the walk that counted it */
+	unsigned scan_gen; /* validation scratch: the walk that counted it */
 	int scan_maps;
 } __attribute__((aligned(16)));
 
@@ -38,6 +39,9 @@ struct pgtable {
 };
 
 extern struct page zero_page;
+/* Map count changes of any page, in any mm (the rollup invariants compare
+ * Pss only across reads during which none happened). */
+extern uint64_t page_map_changes;
 
 static inline struct page *pte_page(uintptr_t pte)
 {

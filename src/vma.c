@@ -88,7 +88,7 @@ struct merge_range {
 	struct file *file;
 	struct anon_vma *anon_vma;
 	struct uffd_ctx *uffd;
-	const struct vma *vma;	/* the VMA the range is cut from, or NULL for a new one */
+	const struct vma *vma; /* the VMA the range is cut from, or NULL for a new one */
 };
 
 static bool same_kind(const struct vma *n, const struct merge_range *m)
@@ -199,14 +199,19 @@ static struct vma *merge_new_range(struct mm *mm, struct merge_range *m, int *er
 	return NULL;
 }
 
-int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags,
-	       struct uffd_ctx *uffd, struct vma **result)
+int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, struct uffd_ctx *uffd,
+	       struct vma **result)
 {
 	struct mm *mm = v->mm;
 	struct merge_range m = {
-		.start = start, .end = end, .flags = flags,
-		.pgoff = v->pgoff + ((start - v->start) >> PAGE_SHIFT),
-		.file = v->file, .anon_vma = v->anon_vma, .uffd = uffd, .vma = v,
+	    .start = start,
+	    .end = end,
+	    .flags = flags,
+	    .pgoff = v->pgoff + ((start - v->start) >> PAGE_SHIFT),
+	    .file = v->file,
+	    .anon_vma = v->anon_vma,
+	    .uffd = uffd,
+	    .vma = v,
 	};
 	struct vma *prev = start == v->start ? vma_prev(mm, v) : NULL;
 	struct vma *next = end == v->end ? vma_next(mm, v) : NULL;
@@ -321,6 +326,8 @@ int do_munmap(struct mm *mm, uint64_t start, uint64_t end)
 			gone[n++] = v;
 		}
 		err = mt_store_range(&mm->mt, start, end - 1, NULL);
+		if (!err && n)
+			mm_note_change(mm, start, end);
 		for (unsigned i = 0; !err && i < n; i++) {
 			vma_mark_detached(&gone[i]->lock, &mm->lock, true);
 			vma_remove(gone[i]);
@@ -363,10 +370,11 @@ static int64_t get_unmapped_area(struct mm *mm, uint64_t hint, uint64_t len)
 	return (int64_t)(start & PAGE_MASK);
 }
 
-int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
-		struct file *file, uint64_t pgoff)
+int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct file *file,
+		uint64_t pgoff)
 {
-	bool overflow, shared = flags & MAP_SHARED, fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
+	bool overflow, shared = flags & MAP_SHARED,
+		       fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
 	struct merge_range m;
 	struct vma *v;
 	int64_t at;
@@ -412,17 +420,20 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 		}
 		pgoff = 0;
 	} else if (file) {
-		file->refcount++;	/* held for the duration of the call */
+		file->refcount++; /* held for the duration of the call */
 	} else {
 		pgoff = (uint64_t)at >> PAGE_SHIFT;
 	}
 	m = (struct merge_range){
-		.start = (uint64_t)at, .end = (uint64_t)at + len, .pgoff = pgoff, .file = file,
-		.flags = prot_to_flags(prot) | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC |
-			 (shared ? VM_SHARED | VM_MAYSHARE : 0),
+	    .start = (uint64_t)at,
+	    .end = (uint64_t)at + len,
+	    .pgoff = pgoff,
+	    .file = file,
+	    .flags = prot_to_flags(prot) | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC |
+		     (shared ? VM_SHARED | VM_MAYSHARE : 0),
 	};
 	if ((m.flags & (VM_SHARED | VM_WRITE)) == VM_WRITE)
-		m.flags |= VM_ACCOUNT;	/* a private writable mapping is charged */
+		m.flags |= VM_ACCOUNT; /* a private writable mapping is charged */
 	m.flags |= VM_SOFTDIRTY;
 	/* MAP_FIXED replaces what was there */
 	err = do_munmap(mm, m.start, m.end);
@@ -457,6 +468,7 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 		vma_link_file(v);
 		mm->map_count++;
 	}
+	mm_note_change(mm, m.start, m.end);
 	err = 0;
 put:
 	if (file)

@@ -542,6 +542,13 @@ static bool refused(const struct prog *p, unsigned fork_code)
 int mmf_run_program(const struct prog_desc *d, unsigned fork_code, exec_op_fn op_fn,
 		    const uint8_t *data, size_t size)
 {
+	return mmf_run_program_after(d, fork_code, NULL, op_fn, data, size);
+}
+
+int mmf_run_program_after(const struct prog_desc *d, unsigned fork_code,
+			  void (*prologue)(struct mmf_state *s), exec_op_fn op_fn,
+			  const uint8_t *data, size_t size)
+{
 	struct mmf_state s;
 	struct exec x;
 
@@ -553,6 +560,8 @@ int mmf_run_program(const struct prog_desc *d, unsigned fork_code, exec_op_fn op
 		exec_end(&x);
 		return -1;
 	}
+	if (prologue)
+		prologue(&s);
 	x.check_at_rest = true;
 	exec_run(&x, op_fn, check_cb);
 	mmf_finish(&s);

@@ -199,6 +199,10 @@ struct prog_op;
 #define MMF_FORK_POLICY_ARG 2
 int mmf_run_program(const struct prog_desc *d, unsigned fork_code, exec_op_fn op_fn,
 		    const uint8_t *data, size_t size);
+/* The same, with @prologue run on the fresh state before the program. */
+int mmf_run_program_after(const struct prog_desc *d, unsigned fork_code,
+			  void (*prologue)(struct mmf_state *s), exec_op_fn op_fn,
+			  const uint8_t *data, size_t size);
 /* Run one fuzz_mm operation (code < MMF_NOPS) of a program; an errno the
  * kernel would return is fine, the invariants judge the state. */
 void mmf_run_op(struct mmf_state *s, const struct prog_op *op);

@@ -23,6 +23,7 @@ struct fuzz_target {
 
 extern const struct fuzz_target fuzz_mm_target;
 extern const struct fuzz_target fuzz_fork_target;
+extern const struct fuzz_target fuzz_rollup_target;
 extern const struct fuzz_target fuzz_mtree_target;
 
 /* Every target, NULL-terminated. */

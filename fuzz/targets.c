@@ -6,6 +6,7 @@
 const struct fuzz_target *const fuzz_targets[] = {
     &fuzz_mm_target,
     &fuzz_fork_target,
+    &fuzz_rollup_target,
     &fuzz_mtree_target,
     NULL,
 };

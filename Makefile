@@ -70,6 +70,10 @@ FIBER_SRCS   := src/sched.c src/sync.c
 THREADS_SRCS := $(wildcard src/threads/*.c)
 STRESS_SRCS  := $(wildcard tests/stress/*.c)
 TSAN_SRCS    := $(filter-out $(FIBER_SRCS),$(MODEL_SRCS)) $(THREADS_SRCS) $(STRESS_SRCS)
+# the rollup latency benchmark on real threads (vmafuzz bench rollup runs
+# out/threads/rollup_threads; tests/tsan.sh runs its --stress under TSan)
+ROLLUP_THREADS_SRCS := $(filter-out $(FIBER_SRCS),$(MODEL_SRCS)) $(THREADS_SRCS) \
+		       bench/threads/rollup_threads.c
 
 SEED_TXTS    := $(filter-out corpus/regress/%,$(wildcard corpus/*/*.txt))
 REGRESS_TXTS := $(wildcard corpus/regress/*/*.txt)
@@ -119,11 +123,15 @@ CC_tsan          = $(CC)
 FLAGS_tsan       = -g -O1 -fsanitize=thread -Werror
 LINK_tsan        = -fsanitize=thread
 URCU_LIBS        = -lurcu-memb
+# The same backend optimized, without sanitizers, for benchmarks.
+CC_threads       = $(CC)
+FLAGS_threads    = -O2 -g
 # src/sched.h would shadow the system <sched.h> that <pthread.h> includes:
-# the tsan flavor searches the project's directories for "..." only.
+# these flavors search the project's directories for "..." only.
 $(OBJDIR)/tsan/%.o: BASE_CFLAGS := $(patsubst -I%,-iquote %,$(BASE_CFLAGS))
+$(OBJDIR)/threads/%.o: BASE_CFLAGS := $(patsubst -I%,-iquote %,$(BASE_CFLAGS))
 
-FLAVORS := libfuzzer afl replay tool test gcc-check oss-fuzz tsan
+FLAVORS := libfuzzer afl replay tool test gcc-check oss-fuzz tsan threads
 
 # $(call objs,FLAVOR,SOURCES): object files of SOURCES in FLAVOR's directory
 objs = $(patsubst %.c,$(OBJDIR)/$(1)/%.o,$(2))
@@ -180,10 +188,10 @@ HAVE_AFL := $(shell command -v $(AFL_CC) 2>/dev/null)
 HAVE_URCU := $(shell $(CC) -E -include urcu/urcu-memb.h -x c /dev/null >/dev/null 2>&1 && echo yes)
 
 .DEFAULT_GOAL := all
-.PHONY: all libfuzzer afl replay tool test gcc-check oss-fuzz tsan corpus regress \
+.PHONY: all libfuzzer afl replay tool test gcc-check oss-fuzz tsan threads corpus regress \
 	clean help list-targets FORCE
 
-all: libfuzzer libfuzzer-plain afl replay tool test tsan corpus regress
+all: libfuzzer libfuzzer-plain afl replay tool test tsan threads corpus regress
 
 libfuzzer: $(LIBFUZZER_BINS)
 replay: $(REPLAY_BINS)
@@ -209,8 +217,11 @@ afl:
 endif
 
 ifneq ($(HAVE_URCU),)
-tsan: $(TSAN_BIN)
+tsan: $(TSAN_BIN) $(OUTDIR)/tsan/rollup_threads
+threads: $(OUTDIR)/threads/rollup_threads
 else
+threads:
+	@echo "threads build skipped: liburcu headers not found (install the liburcu-dev package)"
 tsan:
 	@echo "tsan build skipped: liburcu headers not found (install the liburcu-dev package)"
 endif
@@ -265,6 +276,16 @@ $(TSAN_BIN): $(call objs,tsan,$(TSAN_SRCS))
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC_tsan) $(LINK_tsan) $^ $(URCU_LIBS) $(LDLIBS) -o $@
+
+$(OUTDIR)/tsan/rollup_threads: $(call objs,tsan,$(ROLLUP_THREADS_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_tsan) $(LINK_tsan) $^ $(URCU_LIBS) $(LDLIBS) -o $@
+
+$(OUTDIR)/threads/rollup_threads: $(call objs,threads,$(ROLLUP_THREADS_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_threads) $^ $(URCU_LIBS) $(LDLIBS) -o $@
 
 ifneq ($(OSSFUZZ_OUT),)
 $(OSSFUZZ_BINS): $(OSSFUZZ_OUT)/%: $(OBJDIR)/oss-fuzz/engine/%.o \

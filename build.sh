@@ -174,7 +174,7 @@ run_one() {
 run_tests() {
 	local logs=out/test-logs src name t rc
 	deps
-	if ! run_make libfuzzer replay tool test corpus regress; then
+	if ! run_make libfuzzer replay tool threads test corpus regress; then
 		echo "FAIL build"
 		echo "0 passed, 1 failed"
 		exit 1

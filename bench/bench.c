@@ -9,7 +9,7 @@
 #include <time.h>
 
 const struct bench *const benches[] = {
-    &bench_mtree_dup, &bench_fork, &bench_anon_vma, &bench_uffd_fork, NULL,
+    &bench_mtree_dup, &bench_fork, &bench_anon_vma, &bench_uffd_fork, &bench_rollup, NULL,
 };
 
 uint64_t bench_now_ns(void)

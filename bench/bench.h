@@ -19,6 +19,7 @@ extern const struct bench bench_mtree_dup;
 extern const struct bench bench_fork;
 extern const struct bench bench_anon_vma;
 extern const struct bench bench_uffd_fork;
+extern const struct bench bench_rollup;
 
 extern const struct bench *const benches[];
 

@@ -85,7 +85,7 @@ if [ "$(id -u)" -ne 0 ]; then
 		afl++) echo "install-deps: warning: afl++ missing: the AFL++ build is skipped" >&2 ;;
 		gcc) echo "install-deps: warning: gcc missing: the gcc check of './build.sh test' fails" >&2 ;;
 		zip) echo "install-deps: warning: zip missing: OSS-Fuzz seed zips use python3" >&2 ;;
-		liburcu-dev) echo "install-deps: warning: liburcu-dev missing: tests/tsan.sh fails" >&2 ;;
+		liburcu-dev) echo "install-deps: warning: liburcu-dev missing: tests/tsan.sh and bench rollup fail" >&2 ;;
 		gnuplot-nox) echo "install-deps: warning: gnuplot missing: vmafuzz plot draws nothing" >&2 ;;
 		llvm) echo "install-deps: warning: llvm-profdata/llvm-cov missing: ./build.sh coverage fails" >&2 ;;
 		esac

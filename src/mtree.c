@@ -112,7 +112,7 @@ void mt_destroy(struct mtree *mt)
 
 	rcu_assign_pointer(mt->root, NULL);
 	mt->height = 0;
-	mt->gen++;
+	mt_gen_bump(mt);
 	mt_retire_subtree(mt, old);
 }
 
@@ -235,10 +235,10 @@ void mt_cursor_reset(struct mt_cursor *c, uint64_t index)
 void *mt_cursor_next(struct mt_cursor *c)
 {
 	while (!c->done) {
-		if (!c->leaf || c->gen != c->mt->gen || c->index < c->leaf_min ||
+		if (!c->leaf || c->gen != mt_gen(c->mt) || c->index < c->leaf_min ||
 		    c->index > c->leaf_max) {
 			c->leaf = leaf_of(c->mt, c->index, &c->leaf_min, &c->leaf_max);
-			c->gen = c->mt->gen;
+			c->gen = mt_gen(c->mt);
 			if (!c->leaf) {
 				c->done = true;
 				return NULL;
@@ -270,7 +270,7 @@ void mt_cursor_replace(struct mt_cursor *c, void *entry)
 {
 	struct mt_node *leaf = (struct mt_node *)c->leaf;
 
-	MODEL_ASSERT(leaf && c->gen == c->mt->gen);
+	MODEL_ASSERT(leaf && c->gen == mt_gen(c->mt));
 	MODEL_ASSERT(entry && (!mt_is_reserved(entry) || mt_is_zero(entry)));
 	MODEL_ASSERT(leaf->slot[c->slot] != NULL);
 	rcu_assign_pointer(leaf->slot[c->slot], entry);
@@ -320,8 +320,7 @@ void *mt_find_prev(const struct mtree *mt, uint64_t from, uint64_t min, struct m
 	}
 }
 
-void mt_rcu_walk(const struct mtree *mt, uint64_t from, uint64_t to, mt_visit_fn visit,
-		 void *arg)
+void mt_rcu_walk(const struct mtree *mt, uint64_t from, uint64_t to, mt_visit_fn visit, void *arg)
 {
 	uint64_t index = from;
 
@@ -531,7 +530,7 @@ static int store_empty(struct mtree *mt, uint64_t first, uint64_t last, void *en
 		return -ENOMEM;
 	rcu_assign_pointer(mt->root, root);
 	mt->height = 1;
-	mt->gen++;
+	mt_gen_bump(mt);
 	return 0;
 }
 
@@ -668,7 +667,7 @@ int mt_store_range(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
 		p->gap[n->parent_slot] = gap;
 		mt_gap_update_up(p);
 	}
-	mt->gen++;
+	mt_gen_bump(mt);
 	mt_retire_subtree(mt, n);
 	return 0;
 }

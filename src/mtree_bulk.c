@@ -216,6 +216,6 @@ void mt_bulk_end(struct mt_bulk *b)
 		}
 		mt_gap_update_up(r);
 	}
-	mt->gen++;
+	mt_gen_bump(mt);
 	bulk_release(b);
 }

@@ -48,6 +48,6 @@ int mt_dup(const struct mtree *src, struct mtree *dst)
 		return -ENOMEM;
 	rcu_assign_pointer(dst->root, root);
 	dst->height = src->height;
-	dst->gen++;
+	mt_gen_bump(dst);
 	return 0;
 }

@@ -5,6 +5,18 @@
 #include "mtree.h"
 
 /* First and last index of slot @i of a node that spans [min, max]. */
+/* The layout generation: bumped by writers (under the tree's lock), read
+ * by cursors that may walk under RCU alone, hence atomic. */
+static inline uint64_t mt_gen(const struct mtree *mt)
+{
+	return __atomic_load_n(&mt->gen, __ATOMIC_RELAXED);
+}
+
+static inline void mt_gen_bump(struct mtree *mt)
+{
+	__atomic_store_n(&mt->gen, mt->gen + 1, __ATOMIC_RELAXED);
+}
+
 static inline uint64_t mt_slot_min(const struct mt_node *n, unsigned i, uint64_t min)
 {
 	return i ? n->pivot[i - 1] + 1 : min;

@@ -88,7 +88,7 @@ static void gather(struct rollup *r, struct vma *v, uint64_t from)
 	if (from < v->start)
 		from = v->start;
 	smaps_gather(v, from, &r->stats);
-	if (from < v->end)
+	if (r->track && from < v->end)
 		ranges_add(&r->gathered, from, v->end);
 }
 
@@ -164,7 +164,7 @@ static struct vma *lock_next(struct vma_walk *w, uint64_t pos, bool *again)
 		if (!v)
 			return NULL;
 		if (!vma_start_read(&v->lock, &w->mm->lock)) {
-			if (v->lock.detached)
+			if (vma_is_detached(&v->lock))
 				continue; /* gone under us: look again */
 			*again = true;
 			return NULL;
@@ -252,6 +252,7 @@ void rollup_read(struct mm *mm, enum rollup_reader reader, struct rollup *r)
 
 	memset(r, 0, sizeof(*r));
 	r->reader = reader;
+	r->track = true;
 	/* what was mapped as the read starts (the checker's view, lock-free:
 	 * fibers do not preempt each other) */
 	mt_cursor_init(&c, &mm->mt, 0);
@@ -266,6 +267,16 @@ void rollup_read(struct mm *mm, enum rollup_reader reader, struct rollup *r)
 	else
 		read_vma_locked(mm, r);
 	mm_watch_del(mm, &r->watch);
+}
+
+void rollup_read_untracked(struct mm *mm, enum rollup_reader reader, struct rollup *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->reader = reader;
+	if (reader == ROLLUP_MMAP_LOCK)
+		read_mmap_locked(mm, r);
+	else
+		read_vma_locked(mm, r);
 }
 
 void rollup_free(struct rollup *r)
@@ -368,11 +379,12 @@ bool rollup_check(struct mm *mm, struct rollup *r)
 		       rollup_stats_equal(&other.stats, &r->stats);
 		rollup_free(&other);
 		if (!same)
-			ok = check_fail(CK_ROLLUP_READERS,
-					"mm %u: the two readers disagree with nothing changing (Rss "
-					"%" PRIu64 " kB from the %s reader)",
-					mm->id, r->stats.rss >> 10,
-					r->reader == ROLLUP_MMAP_LOCK ? "mmap-lock" : "VMA-lock");
+			ok =
+			    check_fail(CK_ROLLUP_READERS,
+				       "mm %u: the two readers disagree with nothing changing (Rss "
+				       "%" PRIu64 " kB from the %s reader)",
+				       mm->id, r->stats.rss >> 10,
+				       r->reader == ROLLUP_MMAP_LOCK ? "mmap-lock" : "VMA-lock");
 	}
 	return ok;
 }

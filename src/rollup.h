@@ -70,12 +70,16 @@ struct rollup {
 	struct rollup_ranges changed;  /* changes reported while reading */
 	uint64_t map_changes;	       /* page_map_changes at the start */
 	struct mm_watch watch;
+	bool track; /* keep the above (rollup_read); not for benchmarks */
 };
 
 /* Read @mm's rollup with @reader into @r (rollup_free it after). The caller
  * holds a user reference on @mm (mmget). */
 void rollup_read(struct mm *mm, enum rollup_reader reader, struct rollup *r);
 void rollup_free(struct rollup *r);
+/* The read alone, with nothing kept for the invariants (benchmarks on real
+ * threads: the watch would be shared with the writers). */
+void rollup_read_untracked(struct mm *mm, enum rollup_reader reader, struct rollup *r);
 
 /* The statistics of [from, v->end) of @v, added to @s (smap_gather_stats;
  * the caller holds the mmap lock or @v's lock). */

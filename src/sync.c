@@ -361,6 +361,11 @@ void vma_end_read(struct vma_lock *v)
 	up_read(&v->sem);
 }
 
+bool vma_is_detached(const struct vma_lock *v)
+{
+	return v->detached;
+}
+
 void vma_mark_detached(struct vma_lock *v, struct mmap_lock *m, bool detached)
 {
 	if (!vma_is_write_locked(v, m))

@@ -106,6 +106,8 @@ bool vma_start_read(struct vma_lock *v, struct mmap_lock *m);
 void vma_end_read(struct vma_lock *v);
 bool vma_is_write_locked(const struct vma_lock *v, const struct mmap_lock *m);
 void vma_mark_detached(struct vma_lock *v, struct mmap_lock *m, bool detached);
+/* Whether the VMA was detached (readable without its lock). */
+bool vma_is_detached(const struct vma_lock *v);
 /* No reader holds a VMA that is write-locked (SYNC_VMA_LOCK). */
 bool sync_check_vma_lock(struct vma_lock *v, const struct mmap_lock *m);
 

@@ -29,6 +29,13 @@ expect 2 "unknown argument '--slow'" "$V" bench fork --slow
 expect 0 '^21 +121 +221 *$' "$V" bench fork --quick
 expect 0 '^221,[0-9]+,[0-9]+,-?[0-9.]+$' "$V" bench fork --quick --csv
 expect 0 '^ +21 +[0-9]+ +[0-9]+ +-?[0-9.]+%$' "$V" bench uffd-fork --quick
+# the rollup benchmark on real threads: three readers, per-sample rows
+if [ -x "$OUT/threads/rollup_threads" ]; then
+	expect 0 '^kernel,2,[0-9.]+,[0-9.]+,[0-9.]+$' "$V" bench rollup --quick --csv
+	expect 2 "unknown argument '--bogus'" "$V" bench rollup --bogus
+else
+	bad "out/threads/rollup_threads was not built (make threads; needs liburcu-dev)"
+fi
 # the reverted anon_vma rule allocates fewer anon_vmas (the seed's claim)
 "$V" bench anon-vma --csv >"$T/av.csv" 2>&1
 awk -F, 'NR == 2 && $5 < $4 && $4 > 0 { found = 1 } END { exit !found }' "$T/av.csv" && ok ||

@@ -13,16 +13,16 @@ S="$OUT/tsan/tsan_stress"
 scale=${VMAFUZZ_TSAN_SCALE:-10}
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 
-# run LOG ARGS...: the stress; retried without address-space randomisation
+# run BIN LOG ARGS...: a stress program; retried without address-space randomisation
 # when the TSan runtime cannot live with the kernel's (older LLVMs and
 # vm.mmap_rnd_bits > 28: "unexpected memory mapping")
 run() {
-	local log=$1 rc=0
-	shift
-	"$S" "$@" >"$log" 2>&1 || rc=$?
+	local bin=$1 log=$2 rc=0
+	shift 2
+	"$bin" "$@" >"$log" 2>&1 || rc=$?
 	if grep -q 'unexpected memory mapping' "$log" && command -v setarch >/dev/null; then
 		rc=0
-		setarch "$(uname -m)" -R "$S" "$@" >"$log" 2>&1 || rc=$?
+		setarch "$(uname -m)" -R "$bin" "$@" >"$log" 2>&1 || rc=$?
 	fi
 	return "$rc"
 }
@@ -37,7 +37,7 @@ ok
 
 # the stress: clean under TSan, its own checks all pass
 rc=0
-run "$T/stress.log" "$scale" || rc=$?
+run "$S" "$T/stress.log" "$scale" || rc=$?
 line=$(grep -Eo '^[0-9]+ passed, [0-9]+ failed' "$T/stress.log" | tail -n 1 || true)
 if [ "$rc" -ne 0 ] || grep -q 'ThreadSanitizer' "$T/stress.log" || [ -z "$line" ]; then
 	bad "tsan_stress $scale exited $rc"; tail -n 60 "$T/stress.log" | sed 's/^/    /'
@@ -54,10 +54,22 @@ if [ -n "$line" ]; then
 fi
 grep '^stress:' "$T/stress.log" || true
 
+# the rollup readers on real threads beside a mapping writer (the bench
+# rollup program, --stress): clean under TSan, every read sees every page
+R="$OUT/tsan/rollup_threads"
+rc=0
+run "$R" "$T/rollup.log" --stress "$((scale / 2 + 1))" || rc=$?
+if [ "$rc" -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/rollup.log" &&
+	grep -q '^1 passed, 0 failed' "$T/rollup.log"; then
+	ok
+else
+	bad "rollup_threads --stress exited $rc"; tail -n 60 "$T/rollup.log" | sed 's/^/    /'
+fi
+
 # the annotations must not hide real races: without grace periods, TSan
 # reports a reader racing with the free of a node it walks
 rc=0
-run "$T/nograce.log" 1 --no-grace || rc=$?
+run "$S" "$T/nograce.log" 1 --no-grace || rc=$?
 if [ "$rc" -ne 0 ] && grep -q 'WARNING: ThreadSanitizer: data race' "$T/nograce.log" &&
 	grep -q 'mt_rcu_walk' "$T/nograce.log"; then
 	ok

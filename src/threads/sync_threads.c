@@ -80,6 +80,7 @@ static __thread struct thread_state ts;
 
 static unsigned next_thread_id;	      /* atomic */
 static unsigned yield_every;	      /* atomic */
+static unsigned batch_frees;	      /* atomic; see sync_threads_set_batch_frees */
 static bool deferred = true;	      /* atomic */
 static uint64_t pending_count[AK_NR]; /* atomic */
 
@@ -155,6 +156,11 @@ void sched_point(const char *what)
 void sync_threads_set_yield(unsigned every)
 {
 	__atomic_store_n(&yield_every, every, __ATOMIC_RELAXED);
+}
+
+void sync_threads_set_batch_frees(unsigned n)
+{
+	__atomic_store_n(&batch_frees, n, __ATOMIC_RELAXED);
 }
 
 struct sched *sched_active(void)
@@ -614,7 +620,10 @@ void up_write(struct rwsem *s)
 
 	if (i < 0)
 		return;
-	flush_pending(); /* frees retired under this lock, before others get it */
+	/* frees retired under this lock, before others get it (or, batched,
+	 * at a later write unlock of this thread) */
+	if (self()->npend >= __atomic_load_n(&batch_frees, __ATOMIC_RELAXED))
+		flush_pending();
 	held_pop(i);
 	pthread_mutex_lock(&im->mu);
 	MODEL_ASSERT(s->writer == sched_self());
@@ -824,6 +833,11 @@ bool vma_start_read(struct vma_lock *v, struct mmap_lock *m)
 void vma_end_read(struct vma_lock *v)
 {
 	up_read(&v->sem);
+}
+
+bool vma_is_detached(const struct vma_lock *v)
+{
+	return __atomic_load_n(&v->detached, __ATOMIC_ACQUIRE);
 }
 
 void vma_mark_detached(struct vma_lock *v, struct mmap_lock *m, bool detached)

@@ -50,6 +50,16 @@ void sync_thread_exit(void);
  * it a no-op. */
 void sync_threads_set_yield(unsigned every);
 
+/*
+ * Keep up to @n retired objects per thread across write unlocks and free
+ * them (after one grace period) at the write unlock that reaches @n, as the
+ * kernel's call_rcu frees later instead of making every writer wait for a
+ * grace period. Only for programs whose allocating threads all write under
+ * one lock (alloc.c is not thread-safe): latency benchmarks. 0, the
+ * default, frees at every write unlock.
+ */
+void sync_threads_set_batch_frees(unsigned n);
+
 /* Threads queued on @s (readers + writers), read under its lock: tests use
  * it to wait until a thread they started is blocked. */
 unsigned sync_rwsem_waiters(struct rwsem *s);

@@ -14,6 +14,9 @@
 #   ./build.sh coverage             replay seeds (+ out/work/T/corpus) in a source-based
 #                                   coverage build: out/coverage/html/, per-file summary
 #   ./build.sh replay               build only the replay drivers (out/replay/)
+#   ./build.sh bugs [NAME...] [--seconds S] [--runs R] [--csv]
+#                                   the known-bug suite (bugs/README.md): fuzz each
+#                                   planted bug from the seeds, time to detection
 #   ./build.sh clean                remove out/
 #
 # OSS-Fuzz: when LIB_FUZZING_ENGINE and OUT are both set, builds exactly what
@@ -483,6 +486,7 @@ test) run_tests ;;
 fuzz) fuzz "$@" ;;
 coverage) coverage ;;
 replay) deps; run_make replay ;;
+bugs) deps; exec scripts/bugs.sh "$@" ;;
 clean) run_make clean ;;
 -h | --help | help) usage ;;
 *)

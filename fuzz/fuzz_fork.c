@@ -77,7 +77,6 @@ static void fork_every(struct mmf_state *s, struct mm *parent, const struct prog
 		 * with every process it shares pages with; no room: it exits */
 		for (unsigned i = 0; i < fu.n; i++)
 			uffd_put(fu.ctx[i]);
-		child->users = 1;
 		for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
 			if (!s->mm[i]) {
 				child->id = i;

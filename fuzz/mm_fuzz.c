@@ -9,6 +9,7 @@
 #include "sync.h"
 #include "fork.h"
 #include "rollup.h"
+#include "uprobe.h"
 #include "uffd.h"
 
 #include <errno.h>
@@ -50,8 +51,7 @@ static void close_fds(struct mmf_state *s, unsigned p)
 void mmf_put(struct mmf_state *s, struct mm *mm)
 {
 	(void)s;
-	if (--mm->users == 0)
-		mm_destroy(mm);
+	mm_put(mm);
 }
 
 /* fork: the child takes a free process slot; the parent (as the monitor)
@@ -77,7 +77,6 @@ static void fork_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf
 	c->result = mm_fork(mm, slot, &o, &child, &fu);
 	if (c->result)
 		return;
-	child->users = 1;
 	for (unsigned i = 0; i < fu.n; i++) {
 		unsigned k;
 
@@ -348,6 +347,9 @@ void mmf_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c
 		mmf_put(s, mm);
 		c->result = 0;
 		break;
+	case MMF_UPROBE:
+		c->result = uprobe_register(s->files[c->file % MMF_FILES], c->page);
+		break;
 	case MMF_ROLLUP: {
 		struct rollup r;
 
@@ -492,6 +494,11 @@ void mmf_run_op(struct mmf_state *s, const struct prog_op *op)
 		break;
 	case MMF_OP_EXIT:
 		c.op = MMF_EXIT;
+		break;
+	case MMF_OP_UPROBE:
+		c.op = MMF_UPROBE;
+		c.file = op->arg[1];
+		c.page = op->arg[2];
 		break;
 	case MMF_OP_ROLLUP:
 		c.op = MMF_ROLLUP;

@@ -56,6 +56,7 @@ enum mmf_op {
 	MMF_FORK,
 	MMF_EXIT,
 	MMF_ROLLUP,
+	MMF_UPROBE,
 };
 
 /* A call with its arguments resolved: what the model and a real process run. */
@@ -69,6 +70,7 @@ struct mmf_call {
 	uint8_t modes;		    /* userfaultfd register modes, or create features */
 	uint8_t algo, policy, diff; /* fork */
 	uint8_t reader;		    /* rollup: enum rollup_reader */
+	uint8_t page;		    /* uprobe: page offset in the file */
 	int64_t result;		    /* what the model returned */
 };
 
@@ -108,6 +110,7 @@ enum {
 	MMF_OP_FORK,
 	MMF_OP_EXIT,
 	MMF_OP_ROLLUP,
+	MMF_OP_UPROBE,
 	MMF_NOPS
 };
 
@@ -186,7 +189,12 @@ enum {
 			   "read the process's smaps_rollup (reader mmap: under the mmap lock; "   \
 			   "vma: under per-VMA locks) and check it",                               \
 			   2,                                                                      \
-			   {MMF_F_PROC, {FK_CHOICE, NULL, 0, mmf_reader_names}}},
+			   {MMF_F_PROC, {FK_CHOICE, NULL, 0, mmf_reader_names}}},                  \
+	[MMF_OP_UPROBE] = {"uprobe",                                                               \
+			   "register a uprobe on page pg<n> of file f<k>: walk the file's "        \
+			   "private mappings in every process, as uprobe registration does",       \
+			   3,                                                                      \
+			   {MMF_F_PROC, {FK_SEL, "f", MMF_FILES, NULL}, {FK_U8, "pg", 0, NULL}}},
 
 extern const struct prog_opdesc mmf_ops[MMF_NOPS];
 

@@ -28,7 +28,7 @@ static struct anon_vma *anon_vma_alloc(void)
 	av->root = av;
 	av->parent = av;
 	av->refcount = 1;
-	av->num_children = 1;	/* a root counts itself */
+	av->num_children = 1; /* a root counts itself */
 	av->id = ++anon_ids;
 	rwsem_init(&av->rwsem, &lock_class_anon_vma, "anon_vma");
 	return av;
@@ -100,10 +100,19 @@ static struct anon_vma *reusable(const struct vma *old)
 static struct anon_vma *find_mergeable_anon_vma(struct vma *v)
 {
 	struct mm *mm = v->mm;
-	struct vma *next = v->end ? mm_vma_at(mm, v->end) : NULL;
-	struct vma *prev = v->start ? mm_vma_at(mm, v->start - 1) : NULL;
+	/* raw lookups, as vma_next/vma_prev are: they return a zero entry */
+	struct vma *next = v->end ? mt_load(&mm->mt, v->end) : NULL;
+	struct vma *prev = v->start ? mt_load(&mm->mt, v->start - 1) : NULL;
 	struct anon_vma *av = NULL;
 
+	/* where syzbot's "general protection fault in find_mergeable_anon_vma"
+	 * was: a neighbour that is a failed fork's zero entry */
+	if ((next && mt_is_zero(next)) || (prev && mt_is_zero(prev))) {
+		check_fail(CK_VMA_ZERO_ENTRY,
+			   "find_mergeable_anon_vma of vma#%u in mm %u meets the zero entry", v->id,
+			   mm->id);
+		return NULL;
+	}
 	if (next && anon_compatible(v, next))
 		av = reusable(next);
 	if (!av && prev && anon_compatible(prev, v))
@@ -186,8 +195,17 @@ static int clone_chain(struct vma *dst, struct vma *src, bool reuse)
 		}
 		anon_vma_lock_write(av);
 		avc_link(c, dst, av);
+#ifdef VMAFUZZ_BUG_anon_degree
+		/* before "mm/rmap: Fix anon_vma->degree ambiguity leading to
+		 * double-reuse" (2022): one "degree" for children and VMAs, taken
+		 * to mean "no VMA and one child" when below 2 */
+		if (reuse && !dst->anon_vma && av != src->anon_vma &&
+		    av->num_children + av->num_active_vmas < 2)
+			dst->anon_vma = av;
+#else
 		if (reuse && !dst->anon_vma && av->num_children < 2 && av->num_active_vmas == 0)
 			dst->anon_vma = av;
+#endif
 		anon_vma_unlock_write(av);
 	}
 	if (dst->anon_vma)
@@ -232,8 +250,8 @@ int anon_vma_fork(struct vma *v, struct vma *pv, struct vma *pprev, enum anon_po
 	av->num_active_vmas++;
 	av->root = pv->anon_vma->root;
 	av->parent = pv->anon_vma;
-	av->num_children = 0;	/* only a root counts itself */
-	av->root->refcount++;	/* get_anon_vma(root) */
+	av->num_children = 0; /* only a root counts itself */
+	av->root->refcount++; /* get_anon_vma(root) */
 	v->anon_vma = av;
 	anon_vma_lock_write(av);
 	avc_link(c, v, av);

@@ -78,6 +78,17 @@ static int dup_one(struct mm *child, struct vma *mpnt, struct vma *pprev, const 
 	if (tmp->flags & VM_WIPEONFORK) {
 		/* a clean slate: no anon_vma until the child faults */
 		tmp->anon_vma = NULL;
+#ifdef VMAFUZZ_BUG_wipe_anon_prepare
+		/* before "mm: don't prepare anon_vma if vma has VM_WIPEONFORK"
+		 * (2020): prepare one now, sharing a neighbour's found by address
+		 * in the child's tree, whose entries past this one are still the
+		 * parent's VMAs while the tree is being duplicated */
+		err = anon_vma_prepare(tmp);
+		if (err) {
+			free_unlinked(tmp);
+			return err;
+		}
+#endif
 	} else {
 		err = anon_vma_fork(tmp, mpnt, pprev, o->policy);
 		if (err) {
@@ -196,13 +207,20 @@ static int build_child(struct mm *parent, struct mm *child, enum fork_algo algo,
 	mmap_write_lock_nested(&child->lock, subclass);
 	err = algo == FORK_TREE_DUP ? fork_tree_dup(parent, child, o, fcs)
 				    : fork_append(parent, child, o, fcs);
+	if (err)
+		child->unstable = true; /* before anyone else can take its lock */
 	mmap_write_unlock(&child->lock);
 	if (err) {
+#ifndef VMAFUZZ_BUG_uffd_fork_fail_leak
 		for (struct fork_ctx *f = *fcs; f; f = f->next) {
 			uffd_discard(f->new);
 			f->new = NULL;
 		}
-		mm_destroy_nested(child, subclass); /* stops at the failure mark */
+#endif
+		/* mmput: a walker that reached the child through a file's
+		 * i_mmap may still hold it; the last user ends it */
+		if (--child->users == 0)
+			mm_destroy_nested(child, subclass); /* stops at the failure mark */
 	}
 	return err;
 }
@@ -235,6 +253,7 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 	uffd->n = 0;
 	if (!child)
 		return -ENOMEM;
+	child->users = 1; /* the new process's, as mm_alloc gives it */
 	mmap_write_lock(&parent->lock);
 	if (o->check)
 		mm_snapshot_take(parent, &before);
@@ -255,6 +274,9 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 		/* the same fork by the other algorithm must build the same child */
 		struct mm *other = mm_create(child_id, parent->mmap_min, parent->mmap_max);
 
+		if (other)
+			other->users = 1;
+
 		if (other && !build_child(parent, other,
 					  o->algo == FORK_TREE_DUP ? FORK_APPEND : FORK_TREE_DUP, o,
 					  1, &other_fcs)) {
@@ -264,14 +286,22 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 				uffd_discard(f->new);
 				f->new = NULL;
 			}
-			mm_destroy_nested(other, 1);
+			if (--other->users == 0) /* a walker may hold it too */
+				mm_destroy_nested(other, 1);
 		}
 	}
 	if (o->check)
 		mm_snapshot_free(&before);
 	mmap_write_unlock(&parent->lock);
 	finish_fork_ctxs(other_fcs, NULL);
+#ifdef VMAFUZZ_BUG_uffd_fork_fail_leak
+	/* before "fork: do not invoke uffd on fork if error occurs" (2024):
+	 * dup_userfaultfd_complete ran whatever dup_mmap returned, signalling
+	 * the fork event with contexts of the half-built child */
+	finish_fork_ctxs(fcs, uffd);
+#else
 	finish_fork_ctxs(fcs, err ? NULL : uffd);
+#endif
 	if (err)
 		return err;
 	*out = child;

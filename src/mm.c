@@ -90,6 +90,13 @@ void mm_note_change(struct mm *mm, uint64_t start, uint64_t end)
 		w->changed(w, start, end);
 }
 
+void mm_put(struct mm *mm)
+{
+	MODEL_ASSERT(mm->users > 0);
+	if (--mm->users == 0)
+		mm_destroy(mm);
+}
+
 void mm_grab(struct mm *mm)
 {
 	mm->count++;

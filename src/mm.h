@@ -112,6 +112,7 @@ struct mm {
 	int users;		    /* mmget/mmput: the process and calls in flight */
 	int count;		    /* mmgrab/mmdrop: the struct itself (users, uffd contexts) */
 	bool dead;		    /* the address space is gone, the struct not yet */
+	bool unstable;		    /* a failed fork's half-built child (MMF_UNSTABLE) */
 	uint64_t fault_changes;	    /* changes made by faults (they run beside fork) */
 	struct mm_watch *watchers;  /* told of every change to a mapping or entry */
 };
@@ -147,6 +148,8 @@ struct mm *mm_create(unsigned id, uint64_t mmap_min, uint64_t mmap_max);
  * destroyed while its parent's lock is held. */
 void mm_destroy(struct mm *mm);
 void mm_destroy_nested(struct mm *mm, unsigned subclass);
+/* mmput: drop a user; the last one ends the address space (mm_destroy). */
+void mm_put(struct mm *mm);
 /* mmgrab/mmdrop: the struct outlives its address space while contexts hold it. */
 void mm_grab(struct mm *mm);
 void mm_drop(struct mm *mm);

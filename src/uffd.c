@@ -166,13 +166,21 @@ static void uffd_release(struct uffd_ctx *ctx)
 		uffd_discard(ctx);
 		return;
 	}
-	ctx->released = true;	/* no new registrations; fork may still hold it */
+	ctx->released = true; /* no new registrations; fork may still hold it */
 	mmap_write_lock(&mm->lock);
 	for (uint64_t at = 0; (v = mm_find_vma(mm, at));) {
 		struct vma *res = v;
 
-		if (v->uffd == ctx &&
-		    vma_modify(v, v->start, v->end, v->flags & ~VM_UFFD_FLAGS, NULL, &res)) {
+#ifdef VMAFUZZ_BUG_uffd_flags_without_ctx
+		/* like "userfaultfd: clear flag if remap event not enabled"
+		 * (2018): the context goes, its flags stay */
+		if (v->uffd == ctx) {
+			vma_start_write(&v->lock, &mm->lock);
+			v->uffd = NULL;
+		} else
+#endif
+		    if (v->uffd == ctx &&
+			vma_modify(v, v->start, v->end, v->flags & ~VM_UFFD_FLAGS, NULL, &res)) {
 			/* close cannot fail: when merging cannot allocate, clear in
 			 * place and leave the neighbours unmerged */
 			vma_start_write(&v->lock, &mm->lock);
@@ -201,10 +209,9 @@ bool uffd_validate(struct mm *mm)
 
 	for (struct uffd_ctx *x = mm->uffd_ctxs; x; x = x->next)
 		if (x->refcount != 1 || x->files < 1 || x->released || x->mm != mm)
-			ok = check_fail(CK_UFFD_CTX_REFCOUNT,
-					"uffd ctx#%u of mm %u: refcount %d, files %d%s", x->id,
-					mm->id, x->refcount, x->files,
-					x->released ? ", released" : "");
+			ok = check_fail(
+			    CK_UFFD_CTX_REFCOUNT, "uffd ctx#%u of mm %u: refcount %d, files %d%s",
+			    x->id, mm->id, x->refcount, x->files, x->released ? ", released" : "");
 	mt_cursor_init(&c, &mm->mt, 0);
 	while ((v = mt_cursor_next(&c))) {
 		bool listed = false;
@@ -212,16 +219,17 @@ bool uffd_validate(struct mm *mm)
 		if (mt_is_zero(v))
 			continue;
 		if (!!(v->flags & VM_UFFD_FLAGS) != !!v->uffd)
-			ok = check_fail(CK_UFFD_FLAGS_CTX, "vma#%u has userfaultfd flags %s context",
-					v->id, v->uffd ? "off but a" : "on but no");
+			ok =
+			    check_fail(CK_UFFD_FLAGS_CTX, "vma#%u has userfaultfd flags %s context",
+				       v->id, v->uffd ? "off but a" : "on but no");
 		if (!v->uffd)
 			continue;
 		for (struct uffd_ctx *x = mm->uffd_ctxs; x; x = x->next)
 			listed |= x == v->uffd;
 		if (!listed)
 			ok = check_fail(CK_UFFD_RELEASED_CTX,
-					"vma#%u points to a context that is not open on mm %u", v->id,
-					mm->id);
+					"vma#%u points to a context that is not open on mm %u",
+					v->id, mm->id);
 	}
 	return ok;
 }

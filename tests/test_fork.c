@@ -14,6 +14,8 @@
 #include "page.h"
 #include "test.h"
 #include "uffd.h"
+#include "uprobe.h"
+#include "sched.h"
 
 #include <errno.h>
 
@@ -77,7 +79,7 @@ static void drop_child(struct mm *child, struct fork_uffd *fu)
 {
 	for (unsigned i = 0; i < fu->n; i++)
 		uffd_put(fu->ctx[i]);
-	mm_destroy(child);
+	mm_put(child); /* a walker may hold it a while longer */
 	rcu_barrier();
 }
 
@@ -260,6 +262,78 @@ static bool test_reverted_anon_policy_caught(void)
 	return teardown();
 }
 
+/*
+ * A uprobe registration walking a file's private mappings races every
+ * failed fork of a parent that maps the file before two anonymous VMAs, in
+ * every schedule of the first 10 points: it reaches the half-built child
+ * through the file's i_mmap in some, and must then skip it (unstable), never
+ * meeting the zero entry (syzbot's general protection fault in
+ * find_mergeable_anon_vma, with VMAFUZZ_BUG_zero_entry_walker).
+ */
+static int race_fail_at, race_err;
+
+static void race_forker(void *arg)
+{
+	struct fork_opts o = {.algo = FORK_TREE_DUP, .policy = ANON_POLICY_CURRENT};
+	struct fork_uffd fu;
+	struct mm *child;
+
+	(void)arg;
+	alloc_fail_arm((uint64_t)race_fail_at);
+	race_err = mm_fork(parent, 1, &o, &child, &fu);
+	alloc_fail_disarm();
+	if (!race_err)
+		drop_child(child, &fu);
+}
+
+static void race_walker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 3; i++)
+		uprobe_register(file, 0x10);
+}
+
+static bool test_uprobe_walk_skips_failed_child(void)
+{
+	uint64_t skipped = uprobe_skipped_unstable;
+	unsigned failed = 0;
+
+	for (race_fail_at = 1; race_fail_at < 24; race_fail_at++)
+		for (unsigned bits = 0; bits < 1024; bits++) {
+			uint8_t choices[10];
+			struct sched s;
+
+			for (unsigned i = 0; i < 10; i++)
+				choices[i] = (uint8_t)(bits >> i & 1);
+			parent = mm_create(0, LO, LO + P(0x40000));
+			file = file_create(1, false);
+			ASSERT(parent && file);
+			parent->users = 1;
+			ASSERT_EQ(
+			    mm_mmap(parent, A(0x10), P(4), RW, MAP_PRIVATE | MAP_FIXED, file, 0x10),
+			    A(0x10));
+			ASSERT_EQ(mm_touch(parent, A(0x10), P(2), false), 0);
+			ASSERT_EQ(mm_mmap(parent, A(0x14), P(4), RW, PRIV_ANON, NULL, 0), A(0x14));
+			ASSERT_EQ(mm_touch(parent, A(0x14), P(4), true), 0);
+			ASSERT_EQ(mm_mmap(parent, A(0x20), P(4), RW, PRIV_ANON, NULL, 0), A(0x20));
+			ASSERT_EQ(mm_touch(parent, A(0x20), P(4), true), 0);
+			sched_init(&s, choices, sizeof(choices));
+			sched_spawn(&s, race_forker, NULL);
+			sched_spawn(&s, race_walker, NULL);
+			ASSERT(sched_run(&s)); /* a zero entry met aborts with its report */
+			sched_destroy(&s);
+			failed += race_err != 0;
+			ASSERT(mm_validate(parent));
+			mm_destroy(parent);
+			file_put(file);
+			rcu_barrier();
+			ASSERT(mem_check_empty());
+		}
+	ASSERT(failed > 0);
+	ASSERT(uprobe_skipped_unstable > skipped); /* the race did happen */
+	return true;
+}
+
 int main(void)
 {
 	TEST(test_fork_tree_dup_every_failure_point);
@@ -267,5 +341,6 @@ int main(void)
 	TEST(test_cow_after_fork);
 	TEST(test_fork_checks_fire);
 	TEST(test_reverted_anon_policy_caught);
+	TEST(test_uprobe_walk_skips_failed_child);
 	return test_summary();
 }

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# ./build.sh bugs: the known-bug suite (bugs/README.md). For each planted
+# bug (-DVMAFUZZ_BUG_<name>), build the libFuzzer targets with the switch,
+# fuzz each target the bug concerns from its seed corpus minus any seed named
+# for the bug, and report how long the first detection took (median of R
+# runs) and which invariant or sanitizer report caught it.
+#
+#   scripts/bugs.sh [NAME...] [--seconds S] [--runs R] [--csv] [--expect-found]
+#
+# S (default 600) is each run's budget, R (default 3) the runs per bug and
+# target, each on one core with its own -seed. A run that finds nothing
+# counts as slower than any that did; the median is "-" when most runs found
+# nothing. --expect-found exits 1 unless every bug was found by some target
+# in most of its runs (the short CI version, tests/bugs.sh). Works in
+# out/bugs-runs/. Needs the Makefile's bug-libfuzzer builds (clang with
+# libFuzzer).
+set -uo pipefail
+
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+ROOT=$PWD
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+# bug -> the targets whose operations reach it
+targets_of() {
+	case $1 in
+	mt_gap_stale | mt_free_early) echo fuzz_mtree ;;
+	rollup_skip_after_relock | rollup_stop_on_freed) echo fuzz_rollup fuzz_mm ;;
+	zero_entry_walker | uffd_fork_fail_leak) echo fuzz_fork fuzz_mm ;;
+	merge_anon_mismatch) echo fuzz_mm ;;
+	*) echo fuzz_mm fuzz_fork ;;
+	esac
+}
+
+usage() {
+	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+}
+
+seconds=600 runs=3 csv=0 expect_found=0
+names=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--seconds | --runs)
+		opt=$1
+		shift
+		if [ $# -eq 0 ] || ! [[ $1 =~ ^[1-9][0-9]*$ ]]; then
+			echo "build.sh bugs: $opt takes a positive number, not '${1:-}'" >&2
+			exit 2
+		fi
+		[ "$opt" = --seconds ] && seconds=$1 || runs=$1
+		;;
+	--csv) csv=1 ;;
+	--expect-found) expect_found=1 ;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	-*)
+		echo "build.sh bugs: unknown option '$1'" >&2
+		usage
+		exit 2
+		;;
+	*) names+=("$1") ;;
+	esac
+	shift
+done
+
+all=$(make -s --no-print-directory list-bugs)
+[ ${#names[@]} -gt 0 ] || read -r -a names <<<"$all"
+for n in "${names[@]}"; do
+	if ! grep -qw -- "$n" <<<"$all"; then
+		echo "build.sh bugs: no planted bug '$n' (have: $all)" >&2
+		exit 2
+	fi
+done
+
+make -s --no-print-directory -j"$JOBS" corpus >/dev/null || exit 1
+
+# run BUG TARGET K DIR: one fuzzing run; prints "seconds caught-by" or "- -"
+run() {
+	local bug=$1 target=$2 k=$3 dir=$4 t0 t1 rc=0 what
+	rm -rf "$dir"
+	mkdir -p "$dir/corpus" "$dir/crash"
+	for s in out/corpus/"$target"/*; do
+		case $(basename "$s") in *"$bug"*) continue ;; esac
+		cp "$s" "$dir/corpus/"
+	done
+	t0=$(date +%s.%N)
+	ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64} \
+		"out/bugs/$bug/libfuzzer/$target" -seed="$k" -max_total_time="$seconds" \
+		-rss_limit_mb=2048 -dict="dict/$target.dict" -artifact_prefix="$dir/crash/" \
+		"$dir/corpus" >"$dir/log" 2>&1 || rc=$?
+	t1=$(date +%s.%N)
+	if [ "$rc" -ne 0 ] && ls "$dir/crash"/* >/dev/null 2>&1; then
+		what=$(grep -oE 'invariant [A-Z0-9_]+ failed|ERROR: [A-Za-z]+Sanitizer: [a-z-]+|runtime error|deadly signal' \
+			"$dir/log" | head -n 1)
+		what=${what#invariant }
+		what=${what% failed}
+		what=${what#ERROR: }
+		echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') ${what// /_}"
+	else
+		echo "- -"
+	fi
+}
+
+# median of the times (a miss is "-", slower than any time); "-" when most missed
+median() {
+	printf '%s\n' "$@" | sed 's/^-$/1e18/' | sort -g |
+		awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; if (m + 0 >= 1e18) print "-"; else printf "%.1f\n", m }'
+}
+
+[ "$csv" = 1 ] && echo "bug,target,runs,found,median_seconds,caught_by" ||
+	printf '%-26s %-12s %6s %9s  %s\n' bug target found "median s" "caught by"
+missing=0
+for bug in "${names[@]}"; do
+	if ! make -s --no-print-directory -j"$JOBS" bug-libfuzzer BUG="$bug" >"out/bugs-build-$bug.log" 2>&1; then
+		echo "build.sh bugs: building $bug failed (out/bugs-build-$bug.log)" >&2
+		exit 1
+	fi
+	found_any=0
+	for target in $(targets_of "$bug"); do
+		times=() found=0 caught=
+		for k in $(seq 1 "$runs"); do
+			read -r t what < <(run "$bug" "$target" "$k" "out/bugs-runs/$bug/$target/$k")
+			times+=("$t")
+			if [ "$t" != - ]; then
+				found=$((found + 1))
+				[ -n "$caught" ] || caught=$what
+			fi
+		done
+		m=$(median "${times[@]}")
+		[ "$m" != - ] && found_any=1
+		if [ "$csv" = 1 ]; then
+			echo "$bug,$target,$runs,$found,$m,${caught:--}"
+		else
+			printf '%-26s %-12s %6s %9s  %s\n' "$bug" "$target" "$found/$runs" "$m" "${caught:--}"
+		fi
+	done
+	[ "$found_any" = 1 ] || missing=$((missing + 1))
+done
+[ "$csv" = 1 ] || echo "(budget ${seconds}s per run, ${runs} run(s) each; logs and crashes in out/bugs-runs/)"
+if [ "$expect_found" = 1 ] && [ "$missing" -gt 0 ]; then
+	echo "build.sh bugs: $missing bug(s) not found" >&2
+	exit 1
+fi
+exit 0

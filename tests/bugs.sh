@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The known-bug suite, short: three planted bugs of different families must
+# each be found from the seed corpus within a minute by some target
+# (./build.sh bugs --expect-found), and no normal build may carry a switch.
+# The full table (10 minutes per run, 3 runs) is in bugs/README.md. Run by
+# ./build.sh test with OUT and ROOT set.
+set -u
+cd "$ROOT"
+. tests/shlib
+
+# no switch in any normal flavor's flags
+for f in "$OUT"/obj/{libfuzzer,replay,tool,test}/.flags; do
+	[ -e "$f" ] || continue
+	if grep -q VMAFUZZ_BUG "$f"; then bad "$f carries a bug switch: $(cat "$f")"; else ok; fi
+done
+
+expect 2 "no planted bug 'nope'" scripts/bugs.sh nope --seconds 1 --runs 1
+expect 2 "--seconds takes a positive number" scripts/bugs.sh --seconds x
+expect 0 '^wipe_anon_prepare,fuzz_mm,1,1,[0-9.]+,FORK_WIPE_NOT_EMPTY$' \
+	scripts/bugs.sh wipe_anon_prepare rollup_skip_after_relock uffd_flags_without_ctx \
+	--seconds 60 --runs 1 --csv --expect-found
+grep -q '^rollup_skip_after_relock,fuzz_rollup,1,1,[0-9.]*,ROLLUP_MISSED$' "$T/out" && ok ||
+	bad "rollup_skip_after_relock not found by fuzz_rollup: $(cat "$T/out")"
+grep -q '^uffd_flags_without_ctx,fuzz_mm,1,1,[0-9.]*,UFFD_FLAGS_CTX$' "$T/out" && ok ||
+	bad "uffd_flags_without_ctx not found by fuzz_mm: $(cat "$T/out")"
+finish

@@ -84,13 +84,15 @@ LDLIBS      := -lpthread
 SAN         := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 CC_libfuzzer     = $(FUZZ_CC)
-FLAGS_libfuzzer  = -g -O1 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-link
+# fuzz/nocov.txt: the invariant checks get no coverage instrumentation
+FLAGS_libfuzzer  = -g -O1 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-link \
+		   -fsanitize-coverage-ignorelist=fuzz/nocov.txt
 LINK_libfuzzer   = -fsanitize=fuzzer,address,undefined
 
 # afl-clang-fast replaces -fsanitize=fuzzer-no-link with its own
 # instrumentation and -fsanitize=fuzzer with its libAFLDriver.a.
 CC_afl           = AFL_QUIET=1 $(AFL_CC)
-FLAGS_afl        = $(FLAGS_libfuzzer)
+FLAGS_afl        = -g -O1 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-link
 LINK_afl         = -fsanitize=address,undefined -fsanitize=fuzzer
 
 CC_replay        = $(CC)
@@ -131,6 +133,9 @@ FLAGS_threads    = -O2 -g
 $(OBJDIR)/tsan/%.o: BASE_CFLAGS := $(patsubst -I%,-iquote %,$(BASE_CFLAGS))
 $(OBJDIR)/threads/%.o: BASE_CFLAGS := $(patsubst -I%,-iquote %,$(BASE_CFLAGS))
 
+# files the flags name: a change of theirs rebuilds like a change of flags
+FLAGS_SUM := $(shell cksum < fuzz/nocov.txt)
+
 FLAVORS := libfuzzer afl replay tool test gcc-check oss-fuzz tsan threads
 
 # $(call objs,FLAVOR,SOURCES): object files of SOURCES in FLAVOR's directory
@@ -147,8 +152,8 @@ engine_objs = $(patsubst %,$(OBJDIR)/$(1)/engine/%.o,$(TARGETS))
 define flavor_rules
 $(OBJDIR)/$(1)/.flags: FORCE
 	@mkdir -p $$(@D)
-	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS)' | cmp -s - $$@ || \
-		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS)' > $$@
+	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM)' | cmp -s - $$@ || \
+		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM)' > $$@
 
 $(OBJDIR)/$(1)/%.o: %.c $(OBJDIR)/$(1)/.flags
 	@mkdir -p $$(@D)

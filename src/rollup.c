@@ -293,49 +293,66 @@ bool rollup_stats_equal(const struct rollup_stats *a, const struct rollup_stats 
 
 /* ---- the invariants ---------------------------------------------------- */
 
-/* Whether [start, end) is inside the (ascending, disjoint) ranges of @l. */
-static bool covered(const struct rollup_ranges *l, uint64_t start, uint64_t end)
+static int cmp_range(const void *a, const void *b)
 {
-	for (unsigned i = 0; i < l->n && start < end; i++) {
-		if (l->r[i].end <= start)
-			continue;
-		if (l->r[i].start > start)
-			return false;
-		start = l->r[i].end;
-	}
-	return start >= end;
+	const struct rollup_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static bool changed_at(const struct rollup_ranges *l, uint64_t start, uint64_t end)
+/*
+ * ROLLUP_MISSED in one sweep: what was mapped at the start (ascending, from
+ * the tree) minus what changed (sorted here), each stretch of it covered by
+ * the gathered ranges (ascending and disjoint: ROLLUP_ORDER held).
+ */
+static bool check_missed(struct mm *mm, struct rollup *r)
 {
-	for (unsigned i = 0; i < l->n; i++)
-		if (l->r[i].start < end && l->r[i].end > start)
-			return true;
-	return false;
-}
+	const struct rollup_ranges *g = &r->gathered, *c = &r->changed;
+	unsigned ci = 0, gi = 0;
 
-static bool check_missed(struct mm *mm, const struct rollup *r)
-{
-	/* page by page over what was mapped: pages are few (bounded programs) */
-	for (unsigned i = 0; i < r->mapped.n; i++)
-		for (uint64_t a = r->mapped.r[i].start; a < r->mapped.r[i].end; a += PAGE_SIZE) {
-			uint64_t b = a + PAGE_SIZE;
+	if (c->n)
+		qsort(c->r, c->n, sizeof(*c->r), cmp_range);
+	for (unsigned i = 0; i < r->mapped.n; i++) {
+		uint64_t at = r->mapped.r[i].start, end = r->mapped.r[i].end;
 
-			if (changed_at(&r->changed, a, b) || covered(&r->gathered, a, b))
+		while (at < end) {
+			uint64_t stop = end;
+
+			/* skip what changed at or before @at */
+			while (ci < c->n && c->r[ci].end <= at)
+				ci++;
+			if (ci < c->n && c->r[ci].start <= at) {
+				at = c->r[ci].end;
 				continue;
-			/* report the whole stretch missed */
-			while (b < r->mapped.r[i].end &&
-			       !changed_at(&r->changed, b, b + PAGE_SIZE) &&
-			       !covered(&r->gathered, b, b + PAGE_SIZE))
-				b += PAGE_SIZE;
-			return check_fail(
-			    CK_ROLLUP_MISSED,
-			    "mm %u: the %s reader never gathered [%#" PRIx64 ", %#" PRIx64
-			    "), mapped and unchanged all through its read (%u drops, "
-			    "%u fallbacks)",
-			    mm->id, r->reader == ROLLUP_MMAP_LOCK ? "mmap-lock" : "VMA-lock", a, b,
-			    r->drops, r->fallbacks);
+			}
+			if (ci < c->n && c->r[ci].start < stop)
+				stop = c->r[ci].start;
+			/* [at, stop) was mapped and unchanged: gathered? */
+			while (gi < g->n && g->r[gi].end <= at)
+				gi++;
+			while (at < stop) {
+				if (gi >= g->n || g->r[gi].start > at) {
+					uint64_t miss = gi < g->n && g->r[gi].start < stop
+							    ? g->r[gi].start
+							    : stop;
+
+					return check_fail(
+					    CK_ROLLUP_MISSED,
+					    "mm %u: the %s reader never gathered [%#" PRIx64
+					    ", %#" PRIx64
+					    "), mapped and unchanged all through its read "
+					    "(%u drops, %u fallbacks)",
+					    mm->id,
+					    r->reader == ROLLUP_MMAP_LOCK ? "mmap-lock"
+									  : "VMA-lock",
+					    at, miss, r->drops, r->fallbacks);
+				}
+				at = g->r[gi].end < stop ? g->r[gi].end : stop;
+				if (at == g->r[gi].end)
+					gi++;
+			}
 		}
+	}
 	return true;
 }
 

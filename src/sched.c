@@ -1,12 +1,12 @@
-/* Deterministic fibers on ucontext (sched.h). */
+/* Deterministic fibers (sched.h), switched by fiber_ctx.h. */
 #include "sched.h"
 
 #include "check.h"
+#include "fiber_ctx.h"
 
 #include <inttypes.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 
 #define STACK_SIZE (256u * 1024)
 
@@ -20,8 +20,8 @@ extern void __asan_unpoison_memory_region(void const volatile *addr, size_t size
 
 static struct sched *active;
 static struct fiber main_fiber = {.id = SCHED_MAX_FIBERS, .state = FIBER_RUNNABLE};
-static ucontext_t loop_ctx;
-static ucontext_t fiber_ctx[SCHED_MAX_FIBERS];
+static struct fiber_ctx loop_ctx;
+static struct fiber_ctx fiber_ctxs[SCHED_MAX_FIBERS];
 static void *stacks[SCHED_MAX_FIBERS]; /* mapped once, reused by every program */
 static void *loop_fake_stack;
 static const void *loop_stack_bottom;
@@ -72,14 +72,15 @@ static void fiber_entry(void)
 	runnable--;
 	/* leave for good: NULL lets ASan drop this fiber's fake stack */
 	start_switch(NULL, loop_stack_bottom, loop_stack_size);
-	setcontext(&loop_ctx);
+	fiber_ctx_switch(f->ctx, &loop_ctx);
+	MODEL_ASSERT(!"a finished fiber was resumed");
 }
 
 unsigned sched_spawn(struct sched *s, void (*fn)(void *arg), void *arg)
 {
 	unsigned id = s->nfibers;
 	struct fiber *f = &s->fibers[id];
-	ucontext_t *ctx = &fiber_ctx[id];
+	struct fiber_ctx *ctx = &fiber_ctxs[id];
 
 	MODEL_ASSERT(id < SCHED_MAX_FIBERS && !active);
 	s->nfibers++;
@@ -104,11 +105,7 @@ unsigned sched_spawn(struct sched *s, void (*fn)(void *arg), void *arg)
 	f->ctx = ctx;
 	f->stack = stacks[id];
 	f->stack_size = STACK_SIZE;
-	MODEL_ASSERT(getcontext(ctx) == 0);
-	ctx->uc_stack.ss_sp = f->stack;
-	ctx->uc_stack.ss_size = STACK_SIZE;
-	ctx->uc_link = NULL;
-	makecontext(ctx, fiber_entry, 0);
+	fiber_ctx_make(ctx, f->stack, STACK_SIZE, fiber_entry);
 	return id;
 }
 
@@ -210,7 +207,7 @@ bool sched_run(struct sched *s)
 		last = f;
 		s->current = f;
 		start_switch(&loop_fake_stack, f->stack, f->stack_size);
-		swapcontext(&loop_ctx, f->ctx);
+		fiber_ctx_switch(&loop_ctx, f->ctx);
 		finish_switch(loop_fake_stack, NULL, NULL);
 		s->current = NULL;
 		if (f->state == FIBER_DONE && (f->nheld || f->rcu_depth))
@@ -233,7 +230,7 @@ void sched_destroy(struct sched *s)
 static void to_loop(struct fiber *f)
 {
 	start_switch(&f->asan_fake_stack, loop_stack_bottom, loop_stack_size);
-	swapcontext(f->ctx, &loop_ctx);
+	fiber_ctx_switch(f->ctx, &loop_ctx);
 	finish_switch(f->asan_fake_stack, &loop_stack_bottom, &loop_stack_size);
 }
 

@@ -51,7 +51,7 @@ struct fiber {
 	enum fiber_state state;
 	void (*fn)(void *arg);
 	void *arg;
-	void *ctx; /* ucontext_t, kept out of this header */
+	void *ctx; /* struct fiber_ctx (fiber_ctx.h), kept out of this header */
 	void *stack;
 	size_t stack_size;
 	void *asan_fake_stack;

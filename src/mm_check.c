@@ -111,6 +111,12 @@ static bool check_ptes(struct mm *mm, uint64_t *anon, uint64_t *file)
 	struct pgtable *t;
 	bool ok = true;
 
+	struct mt_cursor vc;
+	struct vma *next_vma;
+
+	/* entries and VMAs both ascend: walk them side by side */
+	mt_cursor_init(&vc, &mm->mt, 0);
+	next_vma = mt_cursor_next(&vc);
 	mt_cursor_init(&c, &mm->ptes, 0);
 	while ((t = mt_cursor_next(&c))) {
 		for (unsigned i = 0; i < PT_ENTRIES; i++) {
@@ -121,7 +127,10 @@ static bool check_ptes(struct mm *mm, uint64_t *anon, uint64_t *file)
 
 			if (!pte)
 				continue;
-			v = mm_vma_at(mm, addr);
+			while (next_vma && vc.range.last < addr)
+				next_vma = mt_cursor_next(&vc);
+			v = next_vma && vc.range.first <= addr && !mt_is_zero(next_vma) ? next_vma
+											: NULL;
 			if (!v || (pte_write(pte) && !(v->flags & VM_WRITE))) {
 				ok = check_fail(
 				    CK_PAGE_OUTSIDE_VMA, "mm %u maps page#%u at %#" PRIx64 " %s",

@@ -31,12 +31,65 @@ struct mt_items {
 	size_t n, cap;
 };
 
+/*
+ * The scratch arrays of a write (the ranges of the subtree it rebuilds, their
+ * gaps) come from a small cache of this thread's instead of malloc: a write
+ * makes several, and their allocation was a tenth of a fuzz_mm run under
+ * ASan. They are the harness's memory, not the model's (never failed).
+ */
+struct scratch_hdr {
+	size_t cap;
+	size_t pad; /* keeps the array 16-byte aligned */
+};
+
+#define SCRATCH_CACHED 8
+static _Thread_local struct scratch_hdr *scratch_cache[SCRATCH_CACHED];
+static _Thread_local unsigned scratch_cached;
+
+static void scratch_free(void *p)
+{
+	struct scratch_hdr *h = p ? (struct scratch_hdr *)p - 1 : NULL;
+
+	if (!h)
+		return;
+	if (scratch_cached < SCRATCH_CACHED)
+		scratch_cache[scratch_cached++] = h;
+	else
+		free(h);
+}
+
+static void *scratch_realloc(void *p, size_t bytes)
+{
+	struct scratch_hdr *old = p ? (struct scratch_hdr *)p - 1 : NULL, *h = NULL;
+	size_t cap = 1024;
+
+	if (old && old->cap >= bytes)
+		return p;
+	while (cap < bytes)
+		cap *= 2;
+	for (unsigned i = 0; i < scratch_cached; i++)
+		if (scratch_cache[i]->cap >= cap) {
+			h = scratch_cache[i];
+			scratch_cache[i] = scratch_cache[--scratch_cached];
+			break;
+		}
+	if (!h) {
+		h = malloc(sizeof(*h) + cap);
+		MODEL_ASSERT(h != NULL);
+		h->cap = cap;
+	}
+	if (old) {
+		memcpy(h + 1, p, old->cap);
+		scratch_free(p);
+	}
+	return h + 1;
+}
+
 static void items_push(struct mt_items *s, uint64_t last, void *ptr)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
-		s->v = realloc(s->v, s->cap * sizeof(*s->v));
-		MODEL_ASSERT(s->v != NULL);
+		s->v = scratch_realloc(s->v, s->cap * sizeof(*s->v));
 	}
 	s->v[s->n].last = last;
 	s->v[s->n].ptr = ptr;
@@ -235,6 +288,8 @@ void mt_cursor_reset(struct mt_cursor *c, uint64_t index)
 void *mt_cursor_next(struct mt_cursor *c)
 {
 	while (!c->done) {
+		unsigned from;
+
 		if (!c->leaf || c->gen != mt_gen(c->mt) || c->index < c->leaf_min ||
 		    c->index > c->leaf_max) {
 			c->leaf = leaf_of(c->mt, c->index, &c->leaf_min, &c->leaf_max);
@@ -243,8 +298,13 @@ void *mt_cursor_next(struct mt_cursor *c)
 				c->done = true;
 				return NULL;
 			}
+			from = mt_slot_of(c->leaf, c->index);
+		} else if (c->slot < c->leaf->end && c->index == c->leaf->pivot[c->slot] + 1) {
+			from = c->slot + 1; /* the common step: the slot after the last */
+		} else {
+			from = mt_slot_of(c->leaf, c->index);
 		}
-		for (unsigned i = mt_slot_of(c->leaf, c->index); i <= c->leaf->end; i++) {
+		for (unsigned i = from; i <= c->leaf->end; i++) {
 			void *e = c->leaf->slot[i];
 
 			if (!e)
@@ -457,8 +517,7 @@ static struct mt_node *build(const struct mt_items *s, uint64_t min, unsigned h,
 
 		MODEL_ASSERT(nodes > 0);
 		next.n = 0;
-		next_gaps = realloc(next_gaps, nodes * sizeof(*next_gaps));
-		MODEL_ASSERT(next_gaps != NULL);
+		next_gaps = scratch_realloc(next_gaps, nodes * sizeof(*next_gaps));
 		for (uint64_t k = 0; k < nodes; k++) {
 			size_t take = cur.n / nodes + (k < cur.n % nodes);
 			struct mt_node *n = mt_node_alloc(level == 1);
@@ -493,11 +552,11 @@ static struct mt_node *build(const struct mt_items *s, uint64_t min, unsigned h,
 			items_push(&next, cur.v[at - 1].last, n);
 		}
 		if (owned)
-			free(cur.v);
+			scratch_free(cur.v);
 		cur = next;
 		owned = true;
 		next = (struct mt_items){0};
-		free(gaps);
+		scratch_free(gaps);
 		gaps = next_gaps;
 		next_gaps = NULL;
 	}
@@ -505,10 +564,10 @@ static struct mt_node *build(const struct mt_items *s, uint64_t min, unsigned h,
 	*gap = gaps[0];
 out:
 	if (owned)
-		free(cur.v);
-	free(next.v);
-	free(gaps);
-	free(next_gaps);
+		scratch_free(cur.v);
+	scratch_free(next.v);
+	scratch_free(gaps);
+	scratch_free(next_gaps);
 	return top;
 }
 
@@ -525,7 +584,7 @@ static int store_empty(struct mtree *mt, uint64_t first, uint64_t last, void *en
 	if (last != MT_MAX)
 		items_push(&s, MT_MAX, NULL);
 	root = build(&s, 0, 1, true, &gap);
-	free(s.v);
+	scratch_free(s.v);
 	if (!root)
 		return -ENOMEM;
 	rcu_assign_pointer(mt->root, root);
@@ -631,25 +690,25 @@ int mt_store_range(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
 			items_push(&wide, s.v[i].last, s.v[i].ptr);
 		for (unsigned i = slot + 1; i <= p->end; i++)
 			collect(p->slot[i], mt_slot_max(p, i, pmax), &wide);
-		free(s.v);
+		scratch_free(s.v);
 		s = wide;
 		n = p;
 		min = pmin;
 		max = pmax;
 		h++;
 	}
-	free(old.v);
+	scratch_free(old.v);
 
 	if (!n->parent) {
 		if (s.n == 1 && !s.v[0].ptr) {
 			/* nothing left */
-			free(s.v);
+			scratch_free(s.v);
 			mt_destroy(mt);
 			return 0;
 		}
 		h = root_height(s.n);
 		built = build(&s, 0, h, true, &gap);
-		free(s.v);
+		scratch_free(s.v);
 		if (!built)
 			return -ENOMEM;
 		rcu_assign_pointer(mt->root, built);
@@ -658,7 +717,7 @@ int mt_store_range(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
 		struct mt_node *p = n->parent;
 
 		built = build(&s, min, h, false, &gap);
-		free(s.v);
+		scratch_free(s.v);
 		if (!built)
 			return -ENOMEM;
 		built->parent = p;

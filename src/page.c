@@ -273,13 +273,15 @@ void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
 	last = ((end - 1) >> PAGE_SHIFT) >> PT_SHIFT;
 	while (first <= last && (t = mt_find(&mm->ptes, first, last, &r))) {
 		uint64_t base = (r.first << PT_SHIFT) << PAGE_SHIFT;
+		/* only the entries of [start, end) in this table */
+		unsigned i = start > base ? (unsigned)((start - base) >> PAGE_SHIFT) : 0;
+		unsigned stop = end - base < ((uint64_t)PT_ENTRIES << PAGE_SHIFT)
+				    ? (unsigned)((end - base + PAGE_SIZE - 1) >> PAGE_SHIFT)
+				    : PT_ENTRIES;
 
-		for (unsigned i = 0; i < PT_ENTRIES; i++) {
-			uint64_t a = base + ((uint64_t)i << PAGE_SHIFT);
-
-			if (a >= start && a < end && t->pte[i])
-				fn(mm, &t->pte[i], a, arg);
-		}
+		for (; i < stop; i++)
+			if (t->pte[i])
+				fn(mm, &t->pte[i], base + ((uint64_t)i << PAGE_SHIFT), arg);
 		first = r.first + 1;
 	}
 }

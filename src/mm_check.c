@@ -120,7 +120,13 @@ static bool check_ptes(struct mm *mm, uint64_t *anon, uint64_t *file)
 	mt_cursor_init(&c, &mm->ptes, 0);
 	while ((t = mt_cursor_next(&c))) {
 		for (unsigned i = 0; i < PT_ENTRIES; i++) {
-			uintptr_t pte = t->pte[i];
+			uintptr_t pte;
+
+			if (i % PT_BLOCK == 0 && pt_block_empty(t, i)) {
+				i += PT_BLOCK - 1;
+				continue;
+			}
+			pte = t->pte[i];
 			uint64_t addr = ((c.range.first << PT_SHIFT) + i) << PAGE_SHIFT;
 			struct page *p = pte_page(pte);
 			struct vma *v;
@@ -171,9 +177,14 @@ static bool check_pages(struct mm *mm)
 	mt_cursor_init(&c, &mm->ptes, 0);
 	while ((t = mt_cursor_next(&c))) {
 		for (unsigned i = 0; i < PT_ENTRIES; i++) {
-			struct page *p = pte_page(t->pte[i]);
+			struct page *p;
 			int want_ref;
 
+			if (i % PT_BLOCK == 0 && pt_block_empty(t, i)) {
+				i += PT_BLOCK - 1;
+				continue;
+			}
+			p = pte_page(t->pte[i]);
 			if (!t->pte[i] || p == &zero_page || p->scan_gen != scan_gen)
 				continue;
 			p->scan_gen = scan_gen + 1; /* once per page */
@@ -409,8 +420,13 @@ void mm_reachable(struct mm *const *mms, unsigned n, struct file *const *files, 
 		while ((t = mt_cursor_next(&c))) {
 			r->pgtables++;
 			for (unsigned i = 0; i < PT_ENTRIES; i++) {
-				struct page *p = pte_page(t->pte[i]);
+				struct page *p;
 
+				if (i % PT_BLOCK == 0 && pt_block_empty(t, i)) {
+					i += PT_BLOCK - 1;
+					continue;
+				}
+				p = pte_page(t->pte[i]);
 				if (!t->pte[i] || p == &zero_page || p->scan_gen == scan_gen)
 					continue;
 				p->scan_gen = scan_gen;

@@ -19,6 +19,8 @@
 
 #include "mm.h"
 
+#include <string.h>
+
 #define PT_SHIFT 9
 #define PT_ENTRIES (1u << PT_SHIFT)
 
@@ -51,6 +53,17 @@ static inline struct page *pte_page(uintptr_t pte)
 static inline bool pte_write(uintptr_t pte)
 {
 	return pte & 1;
+}
+
+/* Page tables are mostly empty: checks skip them a block at a time (one
+ * memcmp, which AddressSanitizer checks once, instead of a checked load per
+ * entry). */
+#define PT_BLOCK 64
+extern const uintptr_t pt_zero_block[PT_BLOCK];
+
+static inline bool pt_block_empty(const struct pgtable *t, unsigned first)
+{
+	return !memcmp(&t->pte[first], pt_zero_block, sizeof(pt_zero_block));
 }
 
 /* The entry for @addr, or 0. */

@@ -13,6 +13,7 @@
 void vmafuzz_stack_switch(void **save_sp, void *to_sp);
 __asm__(".text\n"
 	".globl vmafuzz_stack_switch\n"
+	".hidden vmafuzz_stack_switch\n"
 	".type vmafuzz_stack_switch, @function\n"
 	"vmafuzz_stack_switch:\n"
 	"\tpushq %rbp\n"

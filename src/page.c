@@ -210,6 +210,8 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 			return 0;
 		if (shared) {
 			*slot |= 1; /* a shared page becomes writable in place */
+			if (!old->dirty)
+				page_map_changes++; /* other mappings' figures change too */
 			old->dirty = true;
 			mm_note_change(mm, addr, addr + PAGE_SIZE);
 			return 0;

@@ -41,8 +41,9 @@ struct pgtable {
 };
 
 extern struct page zero_page;
-/* Map count changes of any page, in any mm (the rollup invariants compare
- * Pss only across reads during which none happened). */
+/* Changes of any page's map count or dirty state, in any mm: they change
+ * the smaps figures of every mm mapping the page (the rollup invariants
+ * compare figures only across reads during which none happened). */
 extern uint64_t page_map_changes;
 
 static inline struct page *pte_page(uintptr_t pte)

@@ -169,10 +169,18 @@ static struct vma *lock_next(struct vma_walk *w, uint64_t pos, bool *again)
 			*again = true;
 			return NULL;
 		}
-		/* it may have changed before we locked it */
-		if (v->mm == w->mm && v->end > pos)
+		/* it may have changed before we locked it: it must still end
+		 * after @pos, and if it starts after @pos, no VMA may have come
+		 * between (it shrank and a split installed one before it, as
+		 * lock_next_vma verifies) */
+		if (v->mm == w->mm && v->end > pos &&
+		    (pos >= v->start || mm_find_vma(w->mm, pos) == v))
 			return v;
 		vma_end_read(&v->lock);
+		if (v->mm == w->mm && v->end > pos) {
+			*again = true; /* fall back to the mmap lock */
+			return NULL;
+		}
 	}
 	*again = true;
 	return NULL;

@@ -4,7 +4,11 @@
  * unmaps a page in a loop and times each pair while a reader thread reads
  * the rollup of the same process over and over. Each sample is WRITES
  * timed pairs; a sample's figures are the median, minimum and maximum of
- * its pairs, in milliseconds; SAMPLES samples per reader. Three readers,
+ * its pairs, in milliseconds; SAMPLES samples per reader. Between pairs the
+ * writer works without the lock for PAUSE_MS (as a program does between
+ * system calls), so that the reader has the lock again when the next pair
+ * comes: otherwise the writer could keep taking the lock while the woken
+ * reader is still on its way, and would time no contention. Three readers,
  * sample by sample in turn so the machine's noise falls on all alike:
  *
  *   mmap       the model's mmap-lock reader,
@@ -33,10 +37,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NVMAS 16
-#define PAGES 1024
+#define NVMAS 8
+#define PAGES 4096
 #define BASE 0x200000000000ull
 #define WRITE_AT (BASE + 0x100000000ull) /* the writer's page, apart from the VMAs */
+#define PAUSE_MS 0.2
 
 enum kind { K_MMAP, K_VMA, K_KERNEL, K_NR };
 static const char *const kind_names[K_NR] = {"mmap", "vma", "kernel"};
@@ -143,8 +148,13 @@ static struct sample sample(enum kind kind, struct mm *mm, unsigned writes, unsi
 	}
 	while (!__atomic_load_n(&r.reads, __ATOMIC_RELAXED))
 		sched_yield();
-	for (unsigned i = 0; i < writes; i++)
+	for (unsigned i = 0; i < writes; i++) {
+		double until;
+
 		t[i] = write_pair(&r);
+		for (until = now_ms() + PAUSE_MS; now_ms() < until;)
+			; /* busy, not sleeping: the core stays the writer's */
+	}
 	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(tid, NULL);
 	qsort(t, writes, sizeof(*t), cmp_double);

@@ -47,7 +47,7 @@ static const struct prog_desc fork_desc = {
     .nops = OP_NR,
     .ops = fork_ops,
     .config_names = fork_config,
-    .nfibers = PROG_MAX_FIBERS,
+    .nfibers = PROG_FIBERS,
 };
 
 static void fork_every(struct mmf_state *s, struct mm *parent, const struct prog_op *op)

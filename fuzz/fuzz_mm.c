@@ -34,7 +34,7 @@ static const struct prog_desc mm_desc = {
     .nops = MMF_NOPS,
     .ops = mmf_ops,
     .config_names = mm_config,
-    .nfibers = PROG_MAX_FIBERS,
+    .nfibers = PROG_FIBERS,
 };
 
 static void run_op(void *arg, const struct prog_op *op)

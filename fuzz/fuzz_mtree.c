@@ -107,7 +107,7 @@ static const struct prog_desc mtree_desc = {
     .nops = OP_NR,
     .ops = mtree_ops,
     .config_names = mtree_config,
-    .nfibers = PROG_MAX_FIBERS,
+    .nfibers = PROG_FIBERS,
 };
 
 /* Entries are tagged values, never NULL and never reserved. */

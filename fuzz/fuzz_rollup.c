@@ -6,8 +6,8 @@
  * private and shared file, read-only neighbours that an mprotect can merge
  * into their writable neighbour) with pages in most of them, so a reader
  * always has VMAs to walk and places to drop the lock. The program's
- * threads then run fuzz_mm's operations: `rollup` on one or two threads
- * (either reader), writers on the others (mmap, munmap, mprotect, madvise,
+ * threads (five) then run fuzz_mm's operations: `rollup` on one or two
+ * threads (either reader), writers on the others (mmap, munmap, mprotect, madvise,
  * touch, userfaultfd, fork of p0 and exit of its children), interleaved by
  * the input's schedule. Each reader checks the rollup invariants when it
  * finishes (rollup.h), every other invariant runs at rest.
@@ -26,7 +26,7 @@ static const struct prog_desc rollup_desc = {
     .nops = MMF_NOPS,
     .ops = rollup_ops,
     .config_names = rollup_config,
-    .nfibers = PROG_MAX_FIBERS, /* readers and writers: four threads in all */
+    .nfibers = PROG_MAX_FIBERS, /* one or two readers, up to three writers */
 };
 
 #define PG(n) (MMF_WINDOW_LO + ((uint64_t)(n) << PAGE_SHIFT))

@@ -40,7 +40,10 @@
 #define PROG_ARGS (PROG_RECORD - 3)
 #define PROG_MAX_OPS 128
 #define PROG_MAX_SCHED 255
-#define PROG_MAX_FIBERS 4
+#define PROG_MAX_FIBERS 5
+/* Threads of a program in most targets (fuzz_rollup has PROG_MAX_FIBERS:
+ * two readers and three writers). */
+#define PROG_FIBERS 4
 #define PROG_MAX_FIELDS 6
 
 /* How a field of an operation reads its argument bytes. */

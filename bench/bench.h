@@ -36,6 +36,10 @@ bool bench_parse(int argc, char **argv, struct bench_opts *o);
  * written to once when @touch (bench_mm.c). */
 struct mm;
 struct mm *bench_parent(uint64_t nvmas, bool touch);
+/* Nanoseconds for @reps forks of @parent with @opts (a struct fork_opts),
+ * each followed by the child's exit. */
+struct fork_opts;
+uint64_t bench_time_forks(struct mm *parent, const struct fork_opts *opts, uint64_t reps);
 
 /* Median of @n figures (sorts them). */
 uint64_t bench_median(uint64_t *v, unsigned n);

@@ -18,21 +18,11 @@ static const uint64_t sizes[] = {21, 121, 221, 421, 821, 1621, 3221, 6421, 12821
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 #define ROUNDS 9
 
-/* Nanoseconds for @reps forks (each with the child's exit) of @parent. */
 static uint64_t time_forks(struct mm *parent, enum fork_algo algo, uint64_t reps)
 {
 	struct fork_opts o = {.algo = algo, .policy = ANON_POLICY_CURRENT};
-	uint64_t t0 = bench_now_ns();
 
-	for (uint64_t k = 0; k < reps; k++) {
-		struct fork_uffd fu;
-		struct mm *child;
-
-		if (mm_fork(parent, 1, &o, &child, &fu))
-			abort();
-		mm_destroy(child);
-	}
-	return bench_now_ns() - t0;
+	return bench_time_forks(parent, &o, reps);
 }
 
 /* Both algorithms must build the same child before either is timed. */

@@ -1,6 +1,7 @@
 /* Address spaces for the fork benchmarks (bench.h). */
 #include "bench.h"
 
+#include "fork.h"
 #include "mm.h"
 
 #include <stdio.h>
@@ -27,4 +28,19 @@ struct mm *bench_parent(uint64_t nvmas, bool touch)
 		}
 	}
 	return mm;
+}
+
+uint64_t bench_time_forks(struct mm *parent, const struct fork_opts *opts, uint64_t reps)
+{
+	uint64_t t0 = bench_now_ns();
+
+	for (uint64_t k = 0; k < reps; k++) {
+		struct fork_uffd fu;
+		struct mm *child;
+
+		if (mm_fork(parent, 1, opts, &child, &fu))
+			abort();
+		mm_destroy(child);
+	}
+	return bench_now_ns() - t0;
 }

@@ -20,17 +20,8 @@ static const uint64_t sizes[] = {21, 421, 6421};
 static uint64_t time_forks(struct mm *parent, bool early_return, uint64_t reps)
 {
 	struct fork_opts o = {.algo = FORK_TREE_DUP, .uffd_no_early_return = !early_return};
-	uint64_t t0 = bench_now_ns();
 
-	for (uint64_t k = 0; k < reps; k++) {
-		struct fork_uffd fu;
-		struct mm *child;
-
-		if (mm_fork(parent, 1, &o, &child, &fu))
-			abort();
-		mm_destroy(child);
-	}
-	return bench_now_ns() - t0;
+	return bench_time_forks(parent, &o, reps);
 }
 
 static int run(int argc, char **argv)

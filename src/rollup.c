@@ -390,9 +390,13 @@ bool rollup_check(struct mm *mm, struct rollup *r)
 	if (!rollup_stats_equal(&sum, &r->stats))
 		ok = check_fail(CK_ROLLUP_SUM,
 				"mm %u: rollup Rss %" PRIu64 " kB Pss %" PRIu64
-				" kB, the VMAs sum to Rss %" PRIu64 " kB Pss %" PRIu64 " kB",
+				" kB, the VMAs sum to Rss %" PRIu64 " kB Pss %" PRIu64
+				" kB; the %s reader gathered %u range(s) from %#" PRIx64 " to %#" PRIx64,
 				mm->id, r->stats.rss >> 10, r->stats.pss >> (10 + PSS_SHIFT),
-				sum.rss >> 10, sum.pss >> (10 + PSS_SHIFT));
+				sum.rss >> 10, sum.pss >> (10 + PSS_SHIFT),
+				r->reader == ROLLUP_MMAP_LOCK ? "mmap-lock" : "VMA-lock", r->gathered.n,
+				r->gathered.n ? r->gathered.r[0].start : 0,
+				r->gathered.n ? r->gathered.r[r->gathered.n - 1].end : 0);
 	if (!mm->lock.sem.readers && !mm->lock.sem.writer && !mm->lock.sem.wait_readers &&
 	    !mm->lock.sem.wait_writers) {
 		struct rollup other;

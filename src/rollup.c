@@ -383,6 +383,9 @@ bool rollup_check(struct mm *mm, struct rollup *r)
 		return false;
 	if (r->changed.n || r->map_changes != page_map_changes)
 		return true; /* the figures moved while it read */
+	if (mm->lock.sem.readers || mm->lock.sem.writer || mm->lock.sem.wait_readers ||
+	    mm->lock.sem.wait_writers)
+		return true; /* a writer is inside an operation: the tree may be between states */
 	mt_cursor_init(&c, &mm->mt, 0);
 	while ((v = mt_cursor_next(&c)))
 		if (!mt_is_zero(v))
@@ -391,14 +394,14 @@ bool rollup_check(struct mm *mm, struct rollup *r)
 		ok = check_fail(CK_ROLLUP_SUM,
 				"mm %u: rollup Rss %" PRIu64 " kB Pss %" PRIu64
 				" kB, the VMAs sum to Rss %" PRIu64 " kB Pss %" PRIu64
-				" kB; the %s reader gathered %u range(s) from %#" PRIx64 " to %#" PRIx64,
+				" kB; the %s reader gathered %u range(s) from %#" PRIx64
+				" to %#" PRIx64,
 				mm->id, r->stats.rss >> 10, r->stats.pss >> (10 + PSS_SHIFT),
 				sum.rss >> 10, sum.pss >> (10 + PSS_SHIFT),
-				r->reader == ROLLUP_MMAP_LOCK ? "mmap-lock" : "VMA-lock", r->gathered.n,
-				r->gathered.n ? r->gathered.r[0].start : 0,
+				r->reader == ROLLUP_MMAP_LOCK ? "mmap-lock" : "VMA-lock",
+				r->gathered.n, r->gathered.n ? r->gathered.r[0].start : 0,
 				r->gathered.n ? r->gathered.r[r->gathered.n - 1].end : 0);
-	if (!mm->lock.sem.readers && !mm->lock.sem.writer && !mm->lock.sem.wait_readers &&
-	    !mm->lock.sem.wait_writers) {
+	{
 		struct rollup other;
 		bool same;
 

@@ -19,7 +19,11 @@
  *              lock).
  *
  * The model process has NVMAS anonymous VMAs of PAGES written pages each;
- * the real one as many real regions, written the same way.
+ * the real one as many real regions, written the same way. The mmap-lock
+ * reader lets a waiting writer in between VMAs, so the writer waits for
+ * the rest of one VMA's walk: the bigger the VMAs, the longer. Retired
+ * objects are freed after a grace period the writer does not wait for
+ * (sync_threads_set_batch_frees), as the kernel's writers call_rcu.
  *
  *   rollup_threads [--csv] [--quick]       the benchmark (vmafuzz bench rollup)
  *   rollup_threads --stress [ROUNDS]       short checked run for TSan (tests/tsan.sh)
@@ -37,8 +41,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NVMAS 8
-#define PAGES 4096
+#define NVMAS 4
+#define PAGES 16384
+#define STRESS_PAGES 1024 /* --stress: smaller, ThreadSanitizer is slow */
 #define BASE 0x200000000000ull
 #define WRITE_AT (BASE + 0x100000000ull) /* the writer's page, apart from the VMAs */
 #define PAUSE_MS 0.2
@@ -164,17 +169,17 @@ static struct sample sample(enum kind kind, struct mm *mm, unsigned writes, unsi
 	return s;
 }
 
-static struct mm *model_process(void)
+static struct mm *model_process(uint64_t pages)
 {
 	struct mm *mm = mm_create(0, BASE, BASE + 0x200000000ull);
 
 	for (unsigned k = 0; mm && k < NVMAS; k++) {
-		uint64_t at = BASE + (uint64_t)k * 2 * PAGES * PAGE_SIZE;
+		uint64_t at = BASE + (uint64_t)k * 2 * pages * PAGE_SIZE;
 
-		if (mm_mmap(mm, at, PAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		if (mm_mmap(mm, at, pages * PAGE_SIZE, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0) != (int64_t)at)
 			return NULL;
-		for (uint64_t p = 0; p < PAGES; p += 256)
+		for (uint64_t p = 0; p < pages; p += 256)
 			if (mm_touch(mm, at + p * PAGE_SIZE, 256 * PAGE_SIZE, true))
 				return NULL;
 	}
@@ -210,13 +215,14 @@ static double median_of(double *v, unsigned n)
  * and every read must see all the pages (the writer's page aside). */
 static int stress(unsigned rounds)
 {
-	struct mm *mm = model_process();
+	struct mm *mm = model_process(STRESS_PAGES);
 	unsigned long reads = 0;
 	int bad = 0;
 
 	if (!mm)
 		return 1;
 	sync_threads_set_yield(3);
+	sync_threads_set_batch_frees(8); /* the benchmark's deferred frees too */
 	for (unsigned i = 0; i < rounds; i++)
 		for (enum kind k = K_MMAP; k <= K_VMA; k++) {
 			struct run r = {.kind = k, .mm = mm};
@@ -228,7 +234,7 @@ static int stress(unsigned rounds)
 				write_pair(&r);
 			__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
 			pthread_join(tid, NULL);
-			if (r.reads && r.rss != (uint64_t)NVMAS * PAGES * PAGE_SIZE)
+			if (r.reads && r.rss != (uint64_t)NVMAS * STRESS_PAGES * PAGE_SIZE)
 				bad++;
 			reads += r.reads;
 		}
@@ -263,7 +269,7 @@ int main(int argc, char **argv)
 		samples = 3;
 		writes = 20;
 	}
-	struct mm *mm = model_process();
+	struct mm *mm = model_process(PAGES);
 	struct sample s[K_NR][20];
 	unsigned long reads[K_NR] = {0};
 

@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,18 @@ struct pending_free {
 	void (*free_fn)(void *obj);
 };
 
+/* Objects retired together, waiting for the grace period liburcu's call_rcu
+ * thread reports (batched mode, sync_threads_set_batch_frees). That thread
+ * only marks the batch done: the retiring thread frees it (alloc.c is not
+ * thread-safe). */
+struct rcu_batch {
+	struct rcu_head head;
+	int done; /* atomic */
+	struct rcu_batch *next;
+	size_t n;
+	struct pending_free items[];
+};
+
 struct thread_state {
 	struct fiber f; /* id, held locks, RCU depth */
 	bool init;
@@ -74,6 +87,7 @@ struct thread_state {
 	uint64_t points; /* sched_point calls, for the yield knob */
 	struct pending_free *pend;
 	size_t npend, cap;
+	struct rcu_batch *waiting, *waiting_tail; /* oldest first */
 };
 
 static __thread struct thread_state ts;
@@ -278,27 +292,111 @@ static void grace_period(void)
 	tsan_acquire(&rcu_tsan_token);
 }
 
+static void free_items(const struct pending_free *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		items[i].free_fn(items[i].obj);
+		__atomic_fetch_sub(&pending_count[items[i].kind], 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void batch_done(struct rcu_head *head)
+{
+	struct rcu_batch *b = (struct rcu_batch *)((char *)head - offsetof(struct rcu_batch, head));
+
+	tsan_acquire(&b->done); /* liburcu's queue is invisible to TSan */
+	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+}
+
+/* Free the batches whose grace period has ended; with @wait, all of them,
+ * waiting for liburcu's call_rcu thread to report every one (polling: its
+ * rcu_barrier() allocates in ways ThreadSanitizer cannot follow). */
+static void reap_batches(bool wait)
+{
+	struct thread_state *t = &ts;
+
+	if (!t->waiting)
+		return;
+	if (wait) {
+		if (t->f.rcu_depth) {
+			check_fail(CK_SYNC_SLEEP_IN_RCU,
+				   "thread %u waits for a grace period inside an RCU read section",
+				   t->f.id);
+			return;
+		}
+		while (!__atomic_load_n(&t->waiting_tail->done, __ATOMIC_ACQUIRE))
+			sched_yield(); /* batches end in order */
+	}
+	while (t->waiting && __atomic_load_n(&t->waiting->done, __ATOMIC_ACQUIRE)) {
+		struct rcu_batch *b = t->waiting;
+
+		t->waiting = b->next;
+		if (!t->waiting)
+			t->waiting_tail = NULL;
+		tsan_acquire(&rcu_tsan_token);
+		free_items(b->items, b->n); /* more retired now go to t->pend */
+		free(b);
+	}
+}
+
+/* Hand what this thread retired to a grace period and go on. */
+static void submit_batch(void)
+{
+	struct thread_state *t = &ts;
+	struct rcu_batch *b;
+
+	if (!t->npend)
+		return;
+	b = malloc(sizeof(*b) + t->npend * sizeof(b->items[0]));
+	MODEL_ASSERT(b != NULL);
+	memcpy(b->items, t->pend, t->npend * sizeof(b->items[0]));
+	b->n = t->npend;
+	b->done = 0;
+	b->next = NULL;
+	t->npend = 0;
+	if (t->waiting_tail)
+		t->waiting_tail->next = b;
+	else
+		t->waiting = b;
+	t->waiting_tail = b;
+	urcu_register(t);
+	tsan_release(&b->done);
+	urcu_memb_call_rcu(&b->head, batch_done);
+}
+
 /* Free what this thread retired, after one grace period. */
 static void flush_pending(void)
 {
 	struct thread_state *t = &ts;
 	size_t n = t->npend;
 
+	reap_batches(true);
 	if (!n || t->flushing)
 		return;
 	t->flushing = true;
 	grace_period();
 	/* a free_fn that retires more objects appends them behind n (the list
 	 * may move); they wait for the next flush */
-	for (size_t i = 0; i < n; i++) {
-		struct pending_free p = t->pend[i];
-
-		p.free_fn(p.obj);
-		__atomic_fetch_sub(&pending_count[p.kind], 1, __ATOMIC_RELAXED);
-	}
+	free_items(t->pend, n);
 	memmove(t->pend, t->pend + n, (t->npend - n) * sizeof(*t->pend));
 	t->npend -= n;
 	t->flushing = false;
+}
+
+/* At a write unlock or downgrade: free what was retired under the lock
+ * before others get it; batched, the writer never waits, it frees what an
+ * earlier grace period released (the kernel's writers call_rcu and go on). */
+static void release_retired(void)
+{
+	unsigned batch = __atomic_load_n(&batch_frees, __ATOMIC_RELAXED);
+
+	if (!batch) {
+		flush_pending();
+		return;
+	}
+	if (ts.npend >= batch)
+		submit_batch();
+	reap_batches(false);
 }
 
 void call_rcu_free(enum alloc_kind kind, void *obj, void (*free_fn)(void *obj))
@@ -620,10 +718,7 @@ void up_write(struct rwsem *s)
 
 	if (i < 0)
 		return;
-	/* frees retired under this lock, before others get it (or, batched,
-	 * at a later write unlock of this thread) */
-	if (self()->npend >= __atomic_load_n(&batch_frees, __ATOMIC_RELAXED))
-		flush_pending();
+	release_retired();
 	held_pop(i);
 	pthread_mutex_lock(&im->mu);
 	MODEL_ASSERT(s->writer == sched_self());
@@ -640,7 +735,7 @@ void downgrade_write(struct rwsem *s)
 
 	if (i < 0)
 		return;
-	flush_pending();
+	release_retired();
 	self()->f.held[i].write = 0;
 	self()->nwrite--;
 	pthread_mutex_lock(&im->mu);

@@ -24,7 +24,8 @@
  *     while it still holds the writer's lock. Objects retired while the
  *     thread holds a lock for write are kept on a per-thread list and freed
  *     after one synchronize_rcu() just before that thread releases (or
- *     downgrades) any lock it holds for write; retired with no write lock
+ *     downgrades) any lock it holds for write (batched, see
+ *     sync_threads_set_batch_frees, the thread does not wait); retired with no write lock
  *     held, an object is freed at once after a synchronize_rcu(). With
  *     rcu_set_deferred(false) (test only) objects are freed at once with no
  *     grace period, as in the fiber backend: a racing reader is then a bug
@@ -51,12 +52,15 @@ void sync_thread_exit(void);
 void sync_threads_set_yield(unsigned every);
 
 /*
- * Keep up to @n retired objects per thread across write unlocks and free
- * them (after one grace period) at the write unlock that reaches @n, as the
- * kernel's call_rcu frees later instead of making every writer wait for a
- * grace period. Only for programs whose allocating threads all write under
- * one lock (alloc.c is not thread-safe): latency benchmarks. 0, the
- * default, frees at every write unlock.
+ * Keep up to @n retired objects per thread across write unlocks; the write
+ * unlock that reaches @n hands them to a grace period (liburcu's call_rcu
+ * thread marks it ended) without waiting, and every write unlock frees the
+ * batches whose grace period has ended. So, as in the kernel, whose writers
+ * call_rcu and go on, a writer never waits for a reader's RCU section.
+ * sync_thread_exit() and rcu_barrier() wait for the thread's batches. Only
+ * for programs whose allocating threads all write under one lock (alloc.c
+ * is not thread-safe): latency benchmarks. 0, the default, frees at every
+ * write unlock after a synchronize_rcu().
  */
 void sync_threads_set_batch_frees(unsigned n);
 

@@ -487,6 +487,65 @@ static void semantics_rcu(void)
 	rwsem_destroy(&lk);
 }
 
+static int rcu_release; /* atomic */
+
+static void t_rcu_held(void *arg)
+{
+	(void)arg;
+	rcu_read_lock();
+	store_int(&rcu_in, 1);
+	wait_int(&rcu_release, 1);
+	store_int(&rcu_out, 1);
+	rcu_read_unlock();
+}
+
+/* Batched frees: the writer hands them to a grace period and goes on; a
+ * later write unlock frees them once every reader that could see them left. */
+static void semantics_rcu_batched(void)
+{
+	struct rwsem lk;
+	struct thread t;
+	bool later = false;
+
+	rwsem_init(&lk, &lock_class_tree, "lk");
+	sync_threads_set_batch_frees(1);
+	store_int(&rcu_in, 0);
+	store_int(&rcu_out, 0);
+	store_int(&rcu_release, 0);
+	store_int(&freed_after_out, 0);
+	freed = 0;
+	spawn(&t, t_rcu_held, NULL);
+	check(wait_int(&rcu_in, 1), "a reader enters RCU");
+	down_write(&lk);
+	call_rcu_free(AK_OTHER, model_alloc(AK_OTHER, 8), check_free);
+	up_write(&lk); /* returns with the reader still inside */
+	check(freed == 0 && rcu_pending(AK_OTHER) == 1,
+	      "a batched write unlock does not wait for the reader, nor free");
+	for (int i = 0; i < 1000; i++) {
+		down_write(&lk);
+		up_write(&lk);
+	}
+	check(freed == 0, "nothing is freed while the reader is inside");
+	store_int(&rcu_release, 1);
+	join(&t);
+	for (long i = 0; i < 20000000 && !later; i++) {
+		down_write(&lk);
+		up_write(&lk);
+		later = freed == 1;
+		if (!later)
+			sched_yield();
+	}
+	check(later && load_int(&freed_after_out) == 1,
+	      "a later write unlock frees it, after the reader left");
+	down_write(&lk);
+	call_rcu_free(AK_OTHER, model_alloc(AK_OTHER, 8), count_free);
+	up_write(&lk);
+	rcu_barrier();
+	check(freed == 2 && rcu_pending(AK_OTHER) == 0, "rcu_barrier waits for the batches");
+	sync_threads_set_batch_frees(0);
+	rwsem_destroy(&lk);
+}
+
 /* ---- the stress --------------------------------------------------------- */
 
 #define NCELLS 256
@@ -953,6 +1012,7 @@ int main(int argc, char **argv)
 	semantics_rwsem();
 	semantics_mmap_vma();
 	semantics_rcu();
+	semantics_rcu_batched();
 	stress(no_grace);
 
 	sync_thread_exit();

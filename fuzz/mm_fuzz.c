@@ -9,6 +9,7 @@
 #include "sync.h"
 #include "fork.h"
 #include "rollup.h"
+#include "sched.h"
 #include "uprobe.h"
 #include "uffd.h"
 
@@ -170,18 +171,23 @@ static bool nth_gap(struct mm *mm, unsigned k, uint64_t *first, uint64_t *last)
 	return true;
 }
 
-static void resolve_locked(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len);
+static void resolve_locked(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len,
+			   bool locked);
 
 /* What the program saw when it computed its arguments: a consistent view,
  * under the mmap read lock. */
 void mmf_resolve(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len)
 {
 	mmap_read_lock(&mm->lock);
-	resolve_locked(mm, spec, start, len);
+	resolve_locked(mm, spec, start, len, true);
 	mmap_read_unlock(&mm->lock);
 }
 
-static void resolve_locked(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len)
+/* Without the mmap lock (@locked false: under RCU, for operations that take
+ * no lock of the process) the VMA count may be ahead of the tree, as another
+ * thread may be inside an operation. */
+static void resolve_locked(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len,
+			   bool locked)
 {
 	struct range_spec rs;
 	uint64_t first = MMF_WINDOW_LO, last = MMF_WINDOW_HI - 1;
@@ -193,7 +199,9 @@ static void resolve_locked(struct mm *mm, const uint8_t *spec, uint64_t *start, 
 		if (mm->map_count > 0) {
 			struct vma *v = mm_vma_nth(mm, rs.k % (unsigned)mm->map_count);
 
-			MODEL_ASSERT(v != NULL);
+			MODEL_ASSERT(v != NULL || !locked);
+			if (!v)
+				break;
 			first = v->start;
 			last = v->end - 1;
 			found = true;
@@ -348,7 +356,35 @@ void mmf_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c
 		c->result = 0;
 		break;
 	case MMF_UPROBE:
-		c->result = uprobe_register(s->files[c->file % MMF_FILES], c->page);
+		c->result = 0;
+		for (uint64_t k = 0; k < c->len >> PAGE_SHIFT && k < MMF_UPROBE_MAX; k++) {
+			/* the file and offset the process maps there now, looked
+			 * up under RCU alone; the probe holds the inode (a shared
+			 * anonymous mapping's file may go with its VMA meanwhile) */
+			uint64_t at = c->start + (k << PAGE_SHIFT), pgoff = 0;
+			struct file *f = NULL;
+			struct vma *v;
+			int r;
+
+			rcu_read_lock();
+			v = mm_find_vma(mm, at);
+			if (v && v->start <= at && v->file) {
+				f = file_get(v->file);
+				pgoff = v->pgoff + ((at - v->start) >> PAGE_SHIFT);
+			}
+			rcu_read_unlock();
+			if (f) {
+				r = uprobe_register(f, pgoff);
+				file_put(f);
+			} else {
+				r = -EINVAL;
+			}
+
+			if (r < 0 || c->result < 0)
+				c->result = c->result < 0 ? c->result : r; /* the first error */
+			else
+				c->result += r; /* probes installed */
+		}
 		break;
 	case MMF_ROLLUP: {
 		struct rollup r;
@@ -438,14 +474,28 @@ const struct prog_opdesc mmf_ops[MMF_NOPS] = {MMF_OPDESCS};
 void mmf_run_op(struct mmf_state *s, const struct prog_op *op)
 {
 	unsigned p = op->arg[0] % MMF_MAX_PROCS;
-	struct mm *mm = mmf_get(s, p);
+	struct mm *mm;
 	struct mmf_call c;
 
+	if (op->code == MMF_OP_DELAY) {
+		/* a thread busy elsewhere: the schedule passes it by at each point */
+		for (unsigned i = 0; i < (op->arg[0] ? op->arg[0] : 1u); i++)
+			sched_point("delay");
+		return;
+	}
+	mm = mmf_get(s, p);
 	if (!mm)
 		return;
 	memset(&c, 0, sizeof(c));
-	if (mmf_ops[op->code].nfields > 1 && mmf_ops[op->code].fields[1].kind == FK_RANGE)
+	if (op->code == MMF_OP_UPROBE) {
+		/* a probe names a file and offset, and registration takes no lock
+		 * of the process: the range is only how the program names them */
+		rcu_read_lock();
+		resolve_locked(mm, &op->arg[1], &c.start, &c.len, false);
+		rcu_read_unlock();
+	} else if (mmf_ops[op->code].nfields > 1 && mmf_ops[op->code].fields[1].kind == FK_RANGE) {
 		mmf_resolve(mm, &op->arg[1], &c.start, &c.len);
+	}
 	switch (op->code) {
 	case MMF_OP_MMAP:
 		c.op = MMF_MMAP;
@@ -497,8 +547,6 @@ void mmf_run_op(struct mmf_state *s, const struct prog_op *op)
 		break;
 	case MMF_OP_UPROBE:
 		c.op = MMF_UPROBE;
-		c.file = op->arg[1];
-		c.page = op->arg[2];
 		break;
 	case MMF_OP_ROLLUP:
 		c.op = MMF_ROLLUP;

@@ -36,6 +36,8 @@ enum mmf_kind { MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_PRIVATE_FILE, MMF_SHARED_
 enum mmf_place { MMF_FIXED, MMF_NOREPLACE, MMF_HINT };
 
 #define MMF_FDS 8
+/* Probes one uprobe operation registers at most (a range may be 1 GiB). */
+#define MMF_UPROBE_MAX 64
 
 struct mmf_state {
 	struct mm *mm[MMF_MAX_PROCS];
@@ -70,7 +72,6 @@ struct mmf_call {
 	uint8_t modes;		    /* userfaultfd register modes, or create features */
 	uint8_t algo, policy, diff; /* fork */
 	uint8_t reader;		    /* rollup: enum rollup_reader */
-	uint8_t page;		    /* uprobe: page offset in the file */
 	int64_t result;		    /* what the model returned */
 };
 
@@ -111,6 +112,7 @@ enum {
 	MMF_OP_EXIT,
 	MMF_OP_ROLLUP,
 	MMF_OP_UPROBE,
+	MMF_OP_DELAY,
 	MMF_NOPS
 };
 
@@ -190,11 +192,19 @@ enum {
 			   "vma: under per-VMA locks) and check it",                               \
 			   2,                                                                      \
 			   {MMF_F_PROC, {FK_CHOICE, NULL, 0, mmf_reader_names}}},                  \
-	[MMF_OP_UPROBE] = {"uprobe",                                                               \
-			   "register a uprobe on page pg<n> of file f<k>: walk the file's "        \
-			   "private mappings in every process, as uprobe registration does",       \
-			   3,                                                                      \
-			   {MMF_F_PROC, {FK_SEL, "f", MMF_FILES, NULL}, {FK_U8, "pg", 0, NULL}}},
+	[MMF_OP_UPROBE] =                                                                          \
+	    {"uprobe",                                                                             \
+	     "register a uprobe on each page of the range (the first 64), in turn, as "            \
+	     "a tracer attaching probes to a binary does: each walks the private "                 \
+	     "mappings of the file mapped there in every process (EINVAL where no "                \
+	     "file is mapped)",                                                                    \
+	     2,                                                                                    \
+	     {MMF_F_PROC, MMF_F_RANGE}},                                                           \
+	[MMF_OP_DELAY] = {"delay",                                                                 \
+			  "the thread works apart for n<k> scheduling points (k+1 with k = 0: "    \
+			  "one), shifting its later operations against the other threads'",        \
+			  1,                                                                       \
+			  {{FK_U8, "n", 0, NULL}}},
 
 extern const struct prog_opdesc mmf_ops[MMF_NOPS];
 

@@ -5,10 +5,11 @@
 # for the bug, and report how long the first detection took (median of R
 # runs) and which invariant or sanitizer report caught it.
 #
-#   scripts/bugs.sh [NAME...] [--seconds S] [--runs R] [--csv] [--expect-found]
+#   scripts/bugs.sh [NAME...] [--seconds S] [--runs R] [--jobs J] [--csv] [--expect-found]
 #
 # S (default 600) is each run's budget, R (default 3) the runs per bug and
-# target, each on one core with its own -seed. A run that finds nothing
+# target, each on one core with its own -seed; J (default 1) runs of a bug
+# and target at once (each still on one core: at most the cores you have). A run that finds nothing
 # counts as slower than any that did; the median is "-" when most runs found
 # nothing. --expect-found exits 1 unless every bug was found by some target
 # in most of its runs (the short CI version, tests/bugs.sh). Works in
@@ -32,21 +33,25 @@ targets_of() {
 }
 
 usage() {
-	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
-seconds=600 runs=3 csv=0 expect_found=0
+seconds=600 runs=3 jobs=1 csv=0 expect_found=0
 names=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--seconds | --runs)
+	--seconds | --runs | --jobs)
 		opt=$1
 		shift
 		if [ $# -eq 0 ] || ! [[ $1 =~ ^[1-9][0-9]*$ ]]; then
 			echo "build.sh bugs: $opt takes a positive number, not '${1:-}'" >&2
 			exit 2
 		fi
-		[ "$opt" = --seconds ] && seconds=$1 || runs=$1
+		case $opt in
+		--seconds) seconds=$1 ;;
+		--runs) runs=$1 ;;
+		*) jobs=$1 ;;
+		esac
 		;;
 	--csv) csv=1 ;;
 	--expect-found) expect_found=1 ;;
@@ -120,7 +125,14 @@ for bug in "${names[@]}"; do
 	for target in $(targets_of "$bug"); do
 		times=() found=0 caught=
 		for k in $(seq 1 "$runs"); do
-			read -r t what < <(run "$bug" "$target" "$k" "out/bugs-runs/$bug/$target/$k")
+			while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+			mkdir -p "out/bugs-runs/$bug/$target"
+			run "$bug" "$target" "$k" "out/bugs-runs/$bug/$target/$k" \
+				>"out/bugs-runs/$bug/$target/$k.result" &
+		done
+		wait
+		for k in $(seq 1 "$runs"); do
+			read -r t what <"out/bugs-runs/$bug/$target/$k.result"
 			times+=("$t")
 			if [ "$t" != - ]; then
 				found=$((found + 1))

@@ -126,6 +126,12 @@ struct file *file_create(unsigned id, bool shmem)
 	return f;
 }
 
+struct file *file_get(struct file *f)
+{
+	f->refcount++;
+	return f;
+}
+
 void file_put(struct file *f)
 {
 	struct mt_cursor c;

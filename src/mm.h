@@ -157,6 +157,8 @@ void mm_drop(struct mm *mm);
 /* Files for file-backed mappings (owned by the caller, dropped with file_put). */
 struct file *file_create(unsigned id, bool shmem);
 void file_put(struct file *f);
+/* Another reference to @f (dropped with file_put), as an inode reference. */
+struct file *file_get(struct file *f);
 
 /*
  * The system calls. Each takes the locks the kernel takes and returns 0 (or

@@ -7,6 +7,7 @@
  */
 #include "check.h"
 #include "exec.h"
+#include "prog.h"
 #include "replay.h"
 #include "sync.h"
 #include "target.h"
@@ -184,11 +185,48 @@ static bool test_same_input_same_interleaving(void)
 			first = exec_last_digest();
 		ASSERT_EQ(exec_last_digest(), first);
 	}
-	bin[size - 1] ^= 1;	/* the last schedule byte */
+	bin[size - 1] ^= 1; /* the last schedule byte */
 	bin[size - 2] ^= 1;
 	t->run(bin, size);
 	ASSERT(exec_last_digest() != first);
 	free(bin);
+	return true;
+}
+
+/* Run a fuzz_mm program given as text; returns its schedule digest. */
+static uint64_t run_text(const char *text)
+{
+	const struct fuzz_target *t = fuzz_target_find("fuzz_mm");
+	static struct prog p;
+	static uint8_t bin[sizeof(p) + 16];
+	char err[256];
+
+	if (!prog_parse(t->desc, text, "test", &p, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 0;
+	}
+	t->run(bin, prog_encode(&p, bin));
+	return exec_last_digest();
+}
+
+/* `delay` moves a thread's later operations against the others: another
+ * length gives another interleaving, the same length the same one. */
+static bool test_delay_shifts_the_interleaving(void)
+{
+	static const char head[] = "target fuzz_mm\n"
+				   "mmap p0 @0x10:4 r,w private f0 fixed\n"
+				   "touch p0 e0+0:end write\n"
+				   "munmap p0 e0+1:1\n";
+	char a[512], b[512];
+	uint64_t da, db;
+
+	snprintf(a, sizeof(a), "%st1: delay n3\nt1: touch p0 e0+0:1 write\n", head);
+	snprintf(b, sizeof(b), "%st1: delay n9\nt1: touch p0 e0+0:1 write\n", head);
+	da = run_text(a);
+	db = run_text(b);
+	ASSERT(da != 0 && db != 0);
+	ASSERT(da != db);
+	ASSERT_EQ(run_text(a), da);
 	return true;
 }
 
@@ -198,5 +236,6 @@ int main(void)
 	TEST(test_failure_report_is_readable);
 	TEST(test_rcu_early_free_caught_by_asan);
 	TEST(test_same_input_same_interleaving);
+	TEST(test_delay_shifts_the_interleaving);
 	return test_summary();
 }

@@ -107,6 +107,59 @@ void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, 
 	}
 }
 
+/*
+ * Interleaving coverage: at each switch, the pair (operation and point the
+ * resumed fiber continues from, operation and point the other one stopped
+ * at) sets a counter libFuzzer reads besides edge coverage. A schedule that
+ * brings two operations together at new places is then kept and mutated
+ * further, as an edge would be: a reader starting in the middle of a fork
+ * rather than between two. Other engines and builds ignore the section.
+ */
+#define INTERLEAVE_COUNTERS 4096
+__attribute__((
+    used,
+    section("__libfuzzer_extra_counters"))) static uint8_t interleave_counters[INTERLEAVE_COUNTERS];
+
+static uint32_t mix_str(uint32_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h * 16777619u;
+}
+
+static void on_switch(void *arg, const struct fiber *to, const struct fiber *from)
+{
+	const struct exec *x = arg;
+	uint32_t h = 2166136261u;
+	const struct fiber *f[2] = {to, from};
+
+	if (!from)
+		return;
+	for (unsigned i = 0; i < 2; i++) {
+		int step = x->fiber_step[f[i]->id];
+
+		h = (h ^ (step >= 0 ? x->prog.ops[step].code : 0xffu)) * 16777619u;
+		h = mix_str(h, f[i]->wait_what);
+	}
+	h %= INTERLEAVE_COUNTERS;
+	if (interleave_counters[h] < 255)
+		interleave_counters[h]++;
+}
+
+unsigned exec_interleave_seen(void)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < INTERLEAVE_COUNTERS; i++)
+		n += interleave_counters[i] != 0;
+	return n;
+}
+
+void exec_interleave_clear(void)
+{
+	memset(interleave_counters, 0, sizeof(interleave_counters));
+}
+
 struct fiber_arg {
 	struct exec *x;
 	unsigned id;
@@ -141,6 +194,8 @@ void exec_run(struct exec *x, exec_op_fn op_fn, exec_check_fn check_fn)
 	for (unsigned i = 0; i < x->prog.nops; i++)
 		used[x->prog.ops[i].fiber] = true;
 	sched_init(&s, x->prog.sched, x->prog.nsched);
+	s.on_switch = on_switch;
+	s.on_switch_arg = x;
 	for (unsigned id = 0; id < PROG_MAX_FIBERS; id++) {
 		x->fiber_step[id] = -1;
 		if (!used[id])

@@ -56,6 +56,11 @@ void exec_run(struct exec *x, exec_op_fn op_fn, exec_check_fn check_fn);
  * compare it across runs of the same input. */
 uint64_t exec_last_digest(void);
 
+/* Interleaving coverage (the counters libFuzzer reads): how many are set,
+ * and clearing them (tests; libFuzzer clears them before every input). */
+unsigned exec_interleave_seen(void);
+void exec_interleave_clear(void);
+
 /* Remove the failure report (the state is going away). */
 void exec_end(struct exec *x);
 

@@ -203,6 +203,8 @@ bool sched_run(struct sched *s)
 		if (f != last) {
 			s->switches++;
 			trace(s, f, last);
+			if (s->on_switch)
+				s->on_switch(s->on_switch_arg, f, last);
 		}
 		last = f;
 		s->current = f;

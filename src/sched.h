@@ -82,8 +82,12 @@ struct sched {
 	uint64_t switches;
 	struct sched_trace trace[SCHED_TRACE];
 	unsigned ntrace;
-	bool stopped; /* a deadlock or step limit ended the run */
+	bool stopped;	 /* a deadlock or step limit ended the run */
 	uint64_t digest; /* hash of every decision: equal runs, equal digests */
+	/* Called at every switch from one fiber to another (@from NULL at the
+	 * first): a harness may turn interleavings into feedback. */
+	void (*on_switch)(void *arg, const struct fiber *to, const struct fiber *from);
+	void *on_switch_arg;
 };
 
 /* Start a schedule over @choices (may be NULL). */

@@ -193,6 +193,8 @@ static bool test_same_input_same_interleaving(void)
 	return true;
 }
 
+static unsigned text_runs; /* programs run_text parsed and ran */
+
 /* Run a fuzz_mm program given as text; returns its schedule digest. */
 static uint64_t run_text(const char *text)
 {
@@ -206,6 +208,7 @@ static uint64_t run_text(const char *text)
 		return 0;
 	}
 	t->run(bin, prog_encode(&p, bin));
+	text_runs++;
 	return exec_last_digest();
 }
 
@@ -230,6 +233,37 @@ static bool test_delay_shifts_the_interleaving(void)
 	return true;
 }
 
+/* Switches between threads set interleaving counters; one thread sets none,
+ * and two threads meeting at other places set other ones. */
+static bool test_interleavings_are_feedback(void)
+{
+	static const char one[] = "target fuzz_mm\n"
+				  "mmap p0 @0x10:4 r,w private f0 fixed\n"
+				  "touch p0 e0+0:end write\n";
+	static const char two[] = "target fuzz_mm\n"
+				  "mmap p0 @0x10:4 r,w private f0 fixed\n"
+				  "t1: touch p0 e0+0:end write\n";
+	static const char fork[] = "target fuzz_mm\n"
+				   "mmap p0 @0x10:4 r,w private f0 fixed\n"
+				   "t1: fork p0 tree current nodiff\n"
+				   "t2: rollup p0 mmap\n";
+	unsigned n2, runs = text_runs;
+
+	exec_interleave_clear();
+	run_text(one);
+	ASSERT_EQ(text_runs, runs + 1);
+	ASSERT_EQ(exec_interleave_seen(), 0);
+	run_text(two);
+	n2 = exec_interleave_seen();
+	ASSERT(n2 > 0);
+	run_text(two);
+	ASSERT_EQ(exec_interleave_seen(), n2); /* nothing new the second time */
+	run_text(fork);
+	ASSERT(exec_interleave_seen() > n2);
+	ASSERT_EQ(text_runs, runs + 4);
+	return true;
+}
+
 int main(void)
 {
 	TEST(test_replay_seeds_and_regressions);
@@ -237,5 +271,6 @@ int main(void)
 	TEST(test_rcu_early_free_caught_by_asan);
 	TEST(test_same_input_same_interleaving);
 	TEST(test_delay_shifts_the_interleaving);
+	TEST(test_interleavings_are_feedback);
 	return test_summary();
 }

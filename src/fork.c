@@ -198,9 +198,12 @@ static int fork_append(struct mm *parent, struct mm *child, const struct fork_op
  * half-built child is destroyed. The fork contexts come back in *fcs: the
  * references they hold on the parent's contexts are dropped only after the
  * parent's lock, as dup_userfaultfd_complete/fail run after dup_mmap.
+ * *built is the child's fault_changes as it was built, before anyone else
+ * could take its lock.
  */
 static int build_child(struct mm *parent, struct mm *child, enum fork_algo algo,
-		       const struct fork_opts *o, unsigned subclass, struct fork_ctx **fcs)
+		       const struct fork_opts *o, unsigned subclass, struct fork_ctx **fcs,
+		       uint64_t *built)
 {
 	int err;
 
@@ -209,6 +212,7 @@ static int build_child(struct mm *parent, struct mm *child, enum fork_algo algo,
 				    : fork_append(parent, child, o, fcs);
 	if (err)
 		child->unstable = true; /* before anyone else can take its lock */
+	*built = child->fault_changes;
 	mmap_write_unlock(&child->lock);
 	if (err) {
 #ifndef VMAFUZZ_BUG_uffd_fork_fail_leak
@@ -246,7 +250,7 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 	struct mm *child = mm_create(child_id, parent->mmap_min, parent->mmap_max);
 	struct fork_ctx *fcs = NULL, *other_fcs = NULL;
 	struct mm_snapshot before;
-	uint64_t faults;
+	uint64_t faults, built, other_built;
 	int err;
 
 	*out = NULL;
@@ -258,7 +262,7 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 	if (o->check)
 		mm_snapshot_take(parent, &before);
 	faults = parent->fault_changes;
-	err = build_child(parent, child, o->algo, o, 1, &fcs);
+	err = build_child(parent, child, o->algo, o, 1, &fcs, &built);
 	if (o->check && err) {
 		/* faults on VMAs the fork had not reached yet may run beside it
 		 * (only the VMAs it reached are write-locked): what they change is
@@ -279,8 +283,14 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 
 		if (other && !build_child(parent, other,
 					  o->algo == FORK_TREE_DUP ? FORK_APPEND : FORK_TREE_DUP, o,
-					  1, &other_fcs)) {
-			mm_check_same_child(child, other);
+					  1, &other_fcs, &other_built)) {
+			/* both children are in their files' i_mmap once built: a
+			 * uprobe walk may prepare an anon_vma in one, and a fault
+			 * may change the parent between the two builds; then
+			 * they may differ, and are compared only when none did */
+			if (parent->fault_changes == faults && child->fault_changes == built &&
+			    other->fault_changes == other_built)
+				mm_check_same_child(child, other);
 			/* its contexts never became files: gone with it */
 			for (struct fork_ctx *f = other_fcs; f; f = f->next) {
 				uffd_discard(f->new);

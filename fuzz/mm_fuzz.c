@@ -160,7 +160,9 @@ static bool nth_gap(struct mm *mm, unsigned k, uint64_t *first, uint64_t *last)
 			lo[n] = at;
 			hi[n++] = stop - 1;
 		}
-		if (!v || v->end >= MMF_WINDOW_HI)
+		/* (read without the mmap lock, a VMA being changed may end
+		 * where we are: stop rather than go round) */
+		if (!v || v->end >= MMF_WINDOW_HI || v->end <= at)
 			break;
 		at = v->end;
 	}

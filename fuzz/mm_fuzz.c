@@ -173,23 +173,23 @@ static bool nth_gap(struct mm *mm, unsigned k, uint64_t *first, uint64_t *last)
 	return true;
 }
 
-static void resolve_locked(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len,
-			   bool locked);
+static void resolve_range(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len,
+			  bool locked);
 
 /* What the program saw when it computed its arguments: a consistent view,
  * under the mmap read lock. */
 void mmf_resolve(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len)
 {
 	mmap_read_lock(&mm->lock);
-	resolve_locked(mm, spec, start, len, true);
+	resolve_range(mm, spec, start, len, true);
 	mmap_read_unlock(&mm->lock);
 }
 
 /* Without the mmap lock (@locked false: under RCU, for operations that take
  * no lock of the process) the VMA count may be ahead of the tree, as another
  * thread may be inside an operation. */
-static void resolve_locked(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len,
-			   bool locked)
+static void resolve_range(struct mm *mm, const uint8_t *spec, uint64_t *start, uint64_t *len,
+			  bool locked)
 {
 	struct range_spec rs;
 	uint64_t first = MMF_WINDOW_LO, last = MMF_WINDOW_HI - 1;
@@ -382,10 +382,8 @@ void mmf_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c
 				r = -EINVAL;
 			}
 
-			if (r < 0 || c->result < 0)
-				c->result = c->result < 0 ? c->result : r; /* the first error */
-			else
-				c->result += r; /* probes installed */
+			if (c->result >= 0) /* probes installed, or the first error */
+				c->result = r < 0 ? r : c->result + r;
 		}
 		break;
 	case MMF_ROLLUP: {
@@ -493,7 +491,7 @@ void mmf_run_op(struct mmf_state *s, const struct prog_op *op)
 		/* a probe names a file and offset, and registration takes no lock
 		 * of the process: the range is only how the program names them */
 		rcu_read_lock();
-		resolve_locked(mm, &op->arg[1], &c.start, &c.len, false);
+		resolve_range(mm, &op->arg[1], &c.start, &c.len, false);
 		rcu_read_unlock();
 	} else if (mmf_ops[op->code].nfields > 1 && mmf_ops[op->code].fields[1].kind == FK_RANGE) {
 		mmf_resolve(mm, &op->arg[1], &c.start, &c.len);

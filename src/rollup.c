@@ -92,6 +92,11 @@ static void gather(struct rollup *r, struct vma *v, uint64_t from)
 		ranges_add(&r->gathered, from, v->end);
 }
 
+static const char *reader_name(const struct rollup *r)
+{
+	return r->reader == ROLLUP_MMAP_LOCK ? "mmap-lock" : "VMA-lock";
+}
+
 /* ---- the mmap-lock reader ---------------------------------------------- */
 
 static void read_mmap_locked(struct mm *mm, struct rollup *r)
@@ -253,13 +258,27 @@ static void read_vma_locked(struct mm *mm, struct rollup *r)
 
 /* ---- reading ----------------------------------------------------------- */
 
+/* Start @r for @reader; rollup_read adds what the checks need. */
+static void read_begin(struct rollup *r, enum rollup_reader reader)
+{
+	memset(r, 0, sizeof(*r));
+	r->reader = reader;
+}
+
+static void read_with(struct mm *mm, struct rollup *r)
+{
+	if (r->reader == ROLLUP_MMAP_LOCK)
+		read_mmap_locked(mm, r);
+	else
+		read_vma_locked(mm, r);
+}
+
 void rollup_read(struct mm *mm, enum rollup_reader reader, struct rollup *r)
 {
 	struct mt_cursor c;
 	struct vma *v;
 
-	memset(r, 0, sizeof(*r));
-	r->reader = reader;
+	read_begin(r, reader);
 	r->track = true;
 	/* what was mapped as the read starts (the checker's view, lock-free:
 	 * fibers do not preempt each other) */
@@ -270,21 +289,14 @@ void rollup_read(struct mm *mm, enum rollup_reader reader, struct rollup *r)
 	r->map_changes = page_map_changes;
 	r->watch.changed = note_change;
 	mm_watch_add(mm, &r->watch);
-	if (reader == ROLLUP_MMAP_LOCK)
-		read_mmap_locked(mm, r);
-	else
-		read_vma_locked(mm, r);
+	read_with(mm, r);
 	mm_watch_del(mm, &r->watch);
 }
 
 void rollup_read_untracked(struct mm *mm, enum rollup_reader reader, struct rollup *r)
 {
-	memset(r, 0, sizeof(*r));
-	r->reader = reader;
-	if (reader == ROLLUP_MMAP_LOCK)
-		read_mmap_locked(mm, r);
-	else
-		read_vma_locked(mm, r);
+	read_begin(r, reader);
+	read_with(mm, r);
 }
 
 void rollup_free(struct rollup *r)
@@ -350,10 +362,8 @@ static bool check_missed(struct mm *mm, struct rollup *r)
 					    ", %#" PRIx64
 					    "), mapped and unchanged all through its read "
 					    "(%u drops, %u fallbacks)",
-					    mm->id,
-					    r->reader == ROLLUP_MMAP_LOCK ? "mmap-lock"
-									  : "VMA-lock",
-					    at, miss, r->drops, r->fallbacks);
+					    mm->id, reader_name(r), at, miss, r->drops,
+					    r->fallbacks);
 				}
 				at = g->r[gi].end < stop ? g->r[gi].end : stop;
 				if (at == g->r[gi].end)
@@ -368,9 +378,10 @@ bool rollup_check(struct mm *mm, struct rollup *r)
 {
 	const struct rollup_ranges *g = &r->gathered;
 	struct rollup_stats sum = {0};
+	struct rollup other;
 	struct mt_cursor c;
 	struct vma *v;
-	bool ok = true;
+	bool ok = true, same;
 
 	for (unsigned i = 0; i < g->n; i++)
 		if (g->r[i].start >= g->r[i].end || (i && g->r[i].start < g->r[i - 1].end))
@@ -397,27 +408,18 @@ bool rollup_check(struct mm *mm, struct rollup *r)
 				" kB; the %s reader gathered %u range(s) from %#" PRIx64
 				" to %#" PRIx64,
 				mm->id, r->stats.rss >> 10, r->stats.pss >> (10 + PSS_SHIFT),
-				sum.rss >> 10, sum.pss >> (10 + PSS_SHIFT),
-				r->reader == ROLLUP_MMAP_LOCK ? "mmap-lock" : "VMA-lock",
+				sum.rss >> 10, sum.pss >> (10 + PSS_SHIFT), reader_name(r),
 				r->gathered.n, r->gathered.n ? r->gathered.r[0].start : 0,
 				r->gathered.n ? r->gathered.r[r->gathered.n - 1].end : 0);
-	{
-		struct rollup other;
-		bool same;
-
-		rollup_read(mm, r->reader == ROLLUP_MMAP_LOCK ? ROLLUP_VMA_LOCK : ROLLUP_MMAP_LOCK,
-			    &other);
-		same = other.changed.n || other.map_changes != page_map_changes ||
-		       rollup_stats_equal(&other.stats, &r->stats);
-		rollup_free(&other);
-		if (!same)
-			ok =
-			    check_fail(CK_ROLLUP_READERS,
-				       "mm %u: the two readers disagree with nothing changing (Rss "
-				       "%" PRIu64 " kB from the %s reader)",
-				       mm->id, r->stats.rss >> 10,
-				       r->reader == ROLLUP_MMAP_LOCK ? "mmap-lock" : "VMA-lock");
-	}
+	rollup_read(mm, r->reader == ROLLUP_MMAP_LOCK ? ROLLUP_VMA_LOCK : ROLLUP_MMAP_LOCK, &other);
+	same = other.changed.n || other.map_changes != page_map_changes ||
+	       rollup_stats_equal(&other.stats, &r->stats);
+	rollup_free(&other);
+	if (!same)
+		ok = check_fail(CK_ROLLUP_READERS,
+				"mm %u: the two readers disagree with nothing changing (Rss "
+				"%" PRIu64 " kB from the %s reader)",
+				mm->id, r->stats.rss >> 10, reader_name(r));
 	return ok;
 }
 

@@ -177,23 +177,36 @@ static void chain_undo(struct vma *dst, struct avc *keep)
 static int clone_chain(struct vma *dst, struct vma *src, bool reuse)
 {
 	struct avc *order[256], *made = dst->chain;
+	struct anon_vma *root = NULL;
 	unsigned n = 0;
 
 	for (struct avc *c = src->chain; c; c = c->vma_next) {
 		MODEL_ASSERT(n < 256);
 		order[n++] = c;
 	}
+	/*
+	 * One critical section under the root's lock, as lock_anon_vma_root
+	 * keeps it: the choice of an anon_vma to reuse and the count that
+	 * makes it taken must not let another fork in between.
+	 */
 	for (unsigned i = n; i-- > 0;) {
 		struct avc *c = model_alloc(AK_AVC, sizeof(*c));
 		struct anon_vma *av = order[i]->av;
 
 		if (!c) {
+			if (root)
+				anon_vma_unlock_write(root);
 			chain_undo(dst, made);
 			if (reuse)
 				dst->anon_vma = NULL;
 			return -ENOMEM;
 		}
-		anon_vma_lock_write(av);
+		if (root != av->root) {
+			if (root)
+				anon_vma_unlock_write(root);
+			root = av->root;
+			anon_vma_lock_write(root);
+		}
 		avc_link(c, dst, av);
 #ifdef VMAFUZZ_BUG_anon_degree
 		/* before "mm/rmap: Fix anon_vma->degree ambiguity leading to
@@ -206,10 +219,11 @@ static int clone_chain(struct vma *dst, struct vma *src, bool reuse)
 		if (reuse && !dst->anon_vma && av->num_children < 2 && av->num_active_vmas == 0)
 			dst->anon_vma = av;
 #endif
-		anon_vma_unlock_write(av);
 	}
 	if (dst->anon_vma)
 		dst->anon_vma->num_active_vmas++;
+	if (root)
+		anon_vma_unlock_write(root);
 	return 0;
 }
 
@@ -266,14 +280,18 @@ fail:
 void unlink_anon_vmas(struct vma *v)
 {
 	struct avc *c = v->chain, *next;
+	struct anon_vma *own = v->anon_vma;
 
-	if (v->anon_vma)
-		v->anon_vma->num_active_vmas--;
 	for (; c; c = next) {
 		struct anon_vma *av = c->av;
 
 		next = c->vma_next;
 		anon_vma_lock_write(av);
+		if (own) {
+			/* under the root's lock, as reuse decisions read it */
+			own->num_active_vmas--;
+			own = NULL;
+		}
 		if (avc_unlink_av(c)) {
 			/* its last VMA left: it no longer counts for its parent */
 			av->parent->num_children--;
@@ -284,6 +302,8 @@ void unlink_anon_vmas(struct vma *v)
 		}
 		model_free(AK_AVC, c);
 	}
+	if (own)
+		own->num_active_vmas--;
 	v->chain = NULL;
 	v->anon_vma = NULL;
 }

@@ -12,6 +12,7 @@
 #include "vma_internal.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static unsigned scan_gen;
@@ -216,11 +217,25 @@ static bool check_pages(struct mm *mm)
 	return ok;
 }
 
-/* Visit every VMA of @mms (skipping zero entries). */
-#define FOR_EACH_VMA(mms, n, v, c)                                                                 \
-	for (unsigned m_ = 0; m_ < (n); m_++)                                                      \
-		for (mt_cursor_init(&(c), &(mms)[m_]->mt, 0); ((v) = mt_cursor_next(&(c)));)       \
-			if (!mt_is_zero(v))
+/*
+ * The VMAs of the mms being checked, gathered by mm_validate_all's walk of
+ * each tree (zero entries left out): the anon_vma passes go over them four
+ * times, and an array is cheaper to go over than the trees.
+ */
+static struct vma **seen;
+static size_t nseen, seen_cap;
+
+static void seen_add(struct vma *v)
+{
+	if (nseen == seen_cap) {
+		seen_cap = seen_cap ? 2 * seen_cap : 256;
+		seen = realloc(seen, seen_cap * sizeof(*seen));
+		MODEL_ASSERT(seen != NULL);
+	}
+	seen[nseen++] = v;
+}
+
+#define FOR_EACH_SEEN(v) for (size_t k_ = 0; k_ < nseen && ((v) = seen[k_], 1); k_++)
 
 static void scratch_reset(struct anon_vma *av)
 {
@@ -237,17 +252,16 @@ static void scratch_reset(struct anon_vma *av)
 		scratch_reset(av->root);
 }
 
-static bool check_anon_counts(struct mm *const *mms, unsigned n)
+static bool check_anon_counts(void)
 {
-	struct mt_cursor c;
 	struct vma *v;
 	bool ok = true;
 
-	FOR_EACH_VMA(mms, n, v, c)
+	FOR_EACH_SEEN(v)
 	for (struct avc *a = v->chain; a; a = a->vma_next)
 		scratch_reset(a->av);
 	/* chain entries and VMAs pointing to each anon_vma */
-	FOR_EACH_VMA(mms, n, v, c)
+	FOR_EACH_SEEN(v)
 	{
 		for (struct avc *a = v->chain; a; a = a->vma_next)
 			a->av->scan_avcs++;
@@ -271,7 +285,7 @@ static bool check_anon_counts(struct mm *const *mms, unsigned n)
 					v->anon_vma->scan_first->id, v->id, v->anon_vma->id);
 	}
 	/* each anon_vma once: its list, and what it counts for its parent and root */
-	FOR_EACH_VMA(mms, n, v, c)
+	FOR_EACH_SEEN(v)
 	for (struct avc *a = v->chain; a; a = a->vma_next) {
 		struct anon_vma *av = a->av;
 		int listed = 0;
@@ -293,7 +307,7 @@ static bool check_anon_counts(struct mm *const *mms, unsigned n)
 		if (av->root != av)
 			av->root->scan_roots++;
 	}
-	FOR_EACH_VMA(mms, n, v, c)
+	FOR_EACH_SEEN(v)
 	for (struct avc *a = v->chain; a; a = a->vma_next) {
 		struct anon_vma *av = a->av;
 
@@ -317,6 +331,7 @@ bool mm_validate_all(struct mm *const *mms, unsigned n)
 	bool ok = true;
 
 	scan_gen += 3;
+	nseen = 0;
 	for (unsigned m = 0; m < n; m++) {
 		struct mm *mm = mms[m];
 		struct mt_cursor c;
@@ -335,6 +350,7 @@ bool mm_validate_all(struct mm *const *mms, unsigned n)
 				continue;
 			}
 			count++;
+			seen_add(v);
 			ok &= check_vma(mm, v, &c.range);
 			ok &= check_chain(v);
 		}
@@ -352,7 +368,7 @@ bool mm_validate_all(struct mm *const *mms, unsigned n)
 		ok &= check_pages(mms[m]);
 		ok &= uffd_validate(mms[m]);
 	}
-	ok &= check_anon_counts(mms, n);
+	ok &= check_anon_counts();
 	return ok;
 }
 

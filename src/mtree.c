@@ -273,9 +273,11 @@ void *mt_load(const struct mtree *mt, uint64_t index)
 
 void mt_cursor_init(struct mt_cursor *c, struct mtree *mt, uint64_t index)
 {
-	memset(c, 0, sizeof(*c));
 	c->mt = mt;
-	c->index = index;
+	c->range.first = c->range.last = 0;
+	c->leaf_min = c->leaf_max = c->gen = 0;
+	c->slot = 0;
+	mt_cursor_reset(c, index); /* index, done, leaf */
 }
 
 void mt_cursor_reset(struct mt_cursor *c, uint64_t index)

@@ -65,7 +65,6 @@ static void page_put(struct page *p)
 
 /* Map @p at the slot (which is empty). */
 uint64_t page_map_changes;
-const uintptr_t pt_zero_block[PT_BLOCK];
 
 static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p, bool write)
 {

@@ -177,17 +177,16 @@ int mt_dup(const struct mtree *src, struct mtree *dst);
 /*
  * Bulk building by appending in ascending order, the way dup_mmap filled the
  * child's tree before tree duplication: nodes for @expected entries are
- * preallocated, each append fills the rightmost leaf (full nodes, new nodes
- * on the right), and mt_bulk_end rebalances the right edge.
+ * preallocated, then each append is the tree's store at the right edge,
+ * as mas_store did it out of RCU mode (mtree_bulk.c). Only for a tree no
+ * reader can reach: the rightmost leaf is written in place.
  */
 struct mt_bulk {
 	struct mtree *mt;
-	struct mt_node *open[MT_MAX_HEIGHT]; /* rightmost node of each level */
-	uint64_t open_min[MT_MAX_HEIGHT];    /* first index of open[level] */
-	uint64_t open_last[MT_MAX_HEIGHT];   /* last index of open[level] */
-	unsigned levels;
-	bool any;      /* something was appended */
-	uint64_t tail; /* last index appended */
+	struct mt_node *leaf; /* the rightmost leaf: where the next store starts */
+	uint64_t leaf_min;    /* its first index (its last is MT_MAX) */
+	bool any;	      /* something was appended */
+	uint64_t tail;	      /* last index appended */
 	struct mt_node **pool;
 	unsigned npool, cap;
 };

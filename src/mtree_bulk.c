@@ -1,11 +1,29 @@
 /*
- * Bulk building by in-order append: the algorithm dup_mmap used before tree
- * duplication (mas_expected_entries, then one store per VMA). Nodes come
- * from a pool preallocated for the expected count; every level keeps its
- * rightmost ("open") node, an append fills the open leaf, and a full node is
- * closed into its parent and replaced by a new empty one. Closed nodes are
- * full, so at the end each under-filled open node takes slots from its full
- * left neighbour, and the right edge is rebalanced.
+ * Bulk building by in-order append: how dup_mmap filled the child's tree
+ * before tree duplication. mas_expected_entries preallocated nodes for the
+ * parent's VMA count, then each VMA went in by the tree's ordinary store
+ * (vma_iter_bulk_store, that is mas_store), one at a time, with the tree
+ * out of RCU mode (mt_clear_in_rcu: no reader can reach the child yet).
+ * This file does what that store did, step for step, on this tree:
+ *
+ *   - the store starts from the rightmost leaf, where the last one ended,
+ *     and finds the slot of each end of the new range by scanning pivots;
+ *   - an entry right after the last one is appended in place (mas_wr_append);
+ *     otherwise, if the leaf has room, its new contents are built in a
+ *     scratch node and copied back (mas_wr_node_store out of RCU mode);
+ *   - either way the leaf's largest gap is recomputed and handed up while it
+ *     changes (mas_update_gap);
+ *   - a full leaf is split the way bulk mode splits (mas_split with
+ *     MA_STATE_BULK): the left node keeps all but the minimum, the right one
+ *     gets the minimum, both are new nodes, and the parent is rebuilt as a
+ *     new node holding one more child (mas_split_final_node), which adopts
+ *     its children; a full parent splits the same way, up to a new root;
+ *   - a replaced node goes back to the preallocated pool for the next split
+ *     (mas_push_node, as the tree is not in RCU mode).
+ *
+ * The tree is valid after every append. Every node an append may need is
+ * reserved before it changes anything, so a failed append leaves the tree
+ * as the previous one left it.
  */
 #include "mtree_internal.h"
 
@@ -16,17 +34,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One slot's worth: the range's last index, the entry or child, its gap. */
+struct bulk_item {
+	uint64_t last;
+	void *ptr;
+	uint64_t gap;
+};
+
+static void pool_grow(struct mt_bulk *b, unsigned need)
+{
+	if (need <= b->cap)
+		return;
+	while (b->cap < need)
+		b->cap = b->cap ? 2 * b->cap : 16;
+	b->pool = realloc(b->pool, b->cap * sizeof(*b->pool));
+	MODEL_ASSERT(b->pool != NULL);
+}
+
 static int bulk_reserve(struct mt_bulk *b, unsigned need)
 {
+	pool_grow(b, need);
 	while (b->npool < need) {
-		struct mt_node *n;
+		struct mt_node *n = mt_node_alloc(false);
 
-		if (b->npool == b->cap) {
-			b->cap = b->cap ? 2 * b->cap : 16;
-			b->pool = realloc(b->pool, b->cap * sizeof(*b->pool));
-			MODEL_ASSERT(b->pool != NULL);
-		}
-		n = mt_node_alloc(false);
 		if (!n)
 			return -ENOMEM;
 		b->pool[b->npool++] = n;
@@ -43,17 +73,34 @@ static void bulk_release(struct mt_bulk *b)
 	b->cap = 0;
 }
 
+static struct mt_node *pool_take(struct mt_bulk *b)
+{
+	MODEL_ASSERT(b->npool > 0);
+	return b->pool[--b->npool];
+}
+
+static void pool_put(struct mt_bulk *b, struct mt_node *n)
+{
+	memset(n, 0, sizeof(*n));
+	pool_grow(b, b->npool + 1);
+	b->pool[b->npool++] = n;
+}
+
 int mt_bulk_begin(struct mt_bulk *b, struct mtree *mt, uint64_t expected)
 {
-	uint64_t ranges = 2 * expected + 1, nodes = 2;
+	/* as mas_expected_entries: a gap beside every entry, leaves two
+	 * slots short of full, the levels above, and room for a split */
+	uint64_t ranges = 2 * expected + 1, nodes = 3;
 
 	MODEL_ASSERT(mt->root == NULL);
 	memset(b, 0, sizeof(*b));
 	b->mt = mt;
-	do {
-		ranges = ranges / MT_SLOTS + (ranges % MT_SLOTS != 0);
+	ranges = ranges / (MT_SLOTS - 2) + (ranges % (MT_SLOTS - 2) != 0);
+	nodes += ranges;
+	while (ranges > 1) {
+		ranges = ranges / (MT_SLOTS - 2) + (ranges % (MT_SLOTS - 2) != 0);
 		nodes += ranges;
-	} while (ranges > 1);
+	}
 	if (bulk_reserve(b, (unsigned)nodes)) {
 		bulk_release(b);
 		return -ENOMEM;
@@ -61,161 +108,194 @@ int mt_bulk_begin(struct mt_bulk *b, struct mtree *mt, uint64_t expected)
 	return 0;
 }
 
-static void node_put(struct mt_node *n, unsigned i, void *ptr, uint64_t gap)
+/* Fill the clean node @n with @cnt items; an internal node adopts them. */
+static void fill_node(struct mt_node *n, bool leaf, const struct bulk_item *it, unsigned cnt)
 {
-	n->slot[i] = ptr;
-	if (!n->leaf) {
-		struct mt_node *c = ptr;
+	MODEL_ASSERT(cnt >= 1 && cnt <= MT_SLOTS);
+	n->leaf = leaf;
+	n->end = (uint8_t)(cnt - 1);
+	for (unsigned i = 0; i < cnt; i++) {
+		n->slot[i] = it[i].ptr;
+		if (i + 1 < cnt)
+			n->pivot[i] = it[i].last;
+		if (!leaf) {
+			struct mt_node *c = it[i].ptr;
 
-		c->parent = n;
-		c->parent_slot = (uint8_t)i;
-		n->gap[i] = gap;
+			c->parent = n;
+			c->parent_slot = (uint8_t)i;
+			n->gap[i] = it[i].gap;
+		}
 	}
 }
 
-/* Add (last, ptr) to the open node of @level, closing it first if full. */
-static void bulk_push(struct mt_bulk *b, unsigned level, uint64_t last, void *ptr, uint64_t gap)
+/* The items of @n's slots before @upto (the rightmost node: no max needed). */
+static unsigned node_items(const struct mt_node *n, unsigned upto, struct bulk_item *it)
 {
-	struct mt_node *n = b->open[level];
-
-	MODEL_ASSERT(level < MT_MAX_HEIGHT - 1 && b->npool > 0);
-	if (n && n->end == MT_SLOTS - 1) {
-		uint64_t min = b->open_min[level], max = b->open_last[level];
-
-		bulk_push(b, level + 1, max, n, mt_node_max_gap(n, min, max));
-		b->open_min[level] = max + 1;
-		n = NULL;
+	for (unsigned i = 0; i < upto; i++) {
+		it[i].last = n->pivot[i];
+		it[i].ptr = n->slot[i];
+		it[i].gap = n->leaf ? 0 : n->gap[i];
 	}
-	if (!n) {
-		n = b->pool[--b->npool];
-		n->leaf = level == 0;
-		b->open[level] = n;
-		if (level + 1 > b->levels)
-			b->levels = level + 1;
-		node_put(n, 0, ptr, gap);
-	} else {
-		n->pivot[n->end] = b->open_last[level];
-		n->end++;
-		node_put(n, n->end, ptr, gap);
+	return upto;
+}
+
+/*
+ * @old, a node on the right edge, is to hold @it[0..cnt), one item too many:
+ * split it into two new nodes and give its parent one more child, splitting
+ * upwards while the parent is full too.
+ */
+static void split_up(struct mt_bulk *b, struct mt_node *old, struct bulk_item *it, unsigned cnt)
+{
+	struct mtree *mt = b->mt;
+	struct bulk_item up[MT_SLOTS + 1];
+
+	for (;;) {
+		struct mt_node *parent = old->parent, *l, *r;
+		unsigned ps = old->parent_slot, split = cnt - MT_MIN_SLOTS;
+		bool leaf = old->leaf;
+		uint64_t min, max;
+
+		mt_node_bounds(old, &min, &max);
+		/* a left leaf does not end in an empty range (mab_calc_split) */
+		if (leaf && !it[split - 1].ptr)
+			split--;
+		l = pool_take(b);
+		fill_node(l, leaf, it, split);
+		r = pool_take(b);
+		fill_node(r, leaf, it + split, cnt - split);
+		if (leaf) {
+			b->leaf = r;
+			b->leaf_min = it[split - 1].last + 1;
+		}
+		pool_put(b, old);
+
+		if (!parent) {
+			struct mt_node *root = pool_take(b);
+			struct bulk_item two[2] = {
+			    {it[split - 1].last, l, mt_node_max_gap(l, min, it[split - 1].last)},
+			    {max, r, mt_node_max_gap(r, it[split - 1].last + 1, max)},
+			};
+
+			fill_node(root, false, two, 2);
+			rcu_assign_pointer(mt->root, root);
+			mt->height++;
+			return;
+		}
+		/* the parent's children up to the split one, then the two halves */
+		cnt = node_items(parent, ps, up);
+		up[cnt++] = (struct bulk_item){it[split - 1].last, l,
+					       mt_node_max_gap(l, min, it[split - 1].last)};
+		up[cnt++] =
+		    (struct bulk_item){max, r, mt_node_max_gap(r, it[split - 1].last + 1, max)};
+		if (cnt <= MT_SLOTS) {
+			struct mt_node *np = pool_take(b), *gp = parent->parent;
+
+			fill_node(np, false, up, cnt);
+			np->parent = gp;
+			np->parent_slot = parent->parent_slot;
+			if (gp)
+				rcu_assign_pointer(gp->slot[np->parent_slot], np);
+			else
+				rcu_assign_pointer(mt->root, np);
+			pool_put(b, parent);
+			mt_gap_update_up(np);
+			return;
+		}
+		memcpy(it, up, cnt * sizeof(*it));
+		old = parent;
 	}
-	b->open_last[level] = last;
+}
+
+/* The first store: a leaf root holding the range and the empty ones around it. */
+static void store_first(struct mt_bulk *b, uint64_t first, uint64_t last, void *entry)
+{
+	struct bulk_item it[3];
+	unsigned cnt = 0;
+	struct mt_node *n = pool_take(b);
+
+	if (first)
+		it[cnt++] = (struct bulk_item){first - 1, NULL, 0};
+	it[cnt++] = (struct bulk_item){last, entry, 0};
+	if (last != MT_MAX)
+		it[cnt++] = (struct bulk_item){MT_MAX, NULL, 0};
+	fill_node(n, true, it, cnt);
+	rcu_assign_pointer(b->mt->root, n);
+	b->mt->height = 1;
+	b->leaf = n;
+	b->leaf_min = 0;
+}
+
+/* The leaf's largest gap to its parent, and up while it changes. Like the
+ * store's state, the build knows the leaf's bounds: [leaf_min, MT_MAX]. */
+static void leaf_gap_update(struct mt_bulk *b)
+{
+	struct mt_node *leaf = b->leaf;
+	uint64_t g;
+
+	if (!leaf->parent)
+		return;
+	g = mt_node_max_gap(leaf, b->leaf_min, MT_MAX);
+	if (leaf->parent->gap[leaf->parent_slot] == g)
+		return;
+	leaf->parent->gap[leaf->parent_slot] = g;
+	mt_gap_update_up(leaf->parent);
 }
 
 int mt_bulk_append(struct mt_bulk *b, uint64_t first, uint64_t last, void *entry)
 {
-	uint64_t next = b->any ? b->tail + 1 : 0;
+	struct mt_node *leaf = b->leaf;
+	struct bulk_item it[MT_SLOTS + 3];
+	unsigned off, cnt;
 
 	if (!entry || (mt_is_reserved(entry) && !mt_is_zero(entry)) || first > last)
 		return -EINVAL;
 	if (b->any && (b->tail == MT_MAX || first <= b->tail))
 		return -EINVAL;
-	/* Enough for this append's two stores and for bulk_end, each of which
-	 * may close a node on every level and add a root: reserved before
-	 * anything changes, so a failure leaves the build as it was. */
-	if (bulk_reserve(b, 4 * (b->levels + 3)))
+	/* a split may renew two nodes a level and add a root */
+	if (bulk_reserve(b, 2 * (b->mt->height + 1) + 1))
 		return -ENOMEM;
-	if (first > next)
-		bulk_push(b, 0, first - 1, NULL, 0);
-	bulk_push(b, 0, last, entry, 0);
-	b->tail = last;
 	b->any = true;
+	b->tail = last;
+	mt_gen_bump(b->mt);
+	if (!leaf) {
+		store_first(b, first, last, entry);
+		return 0;
+	}
+
+	/* the walk: both ends fall in the leaf's last slot, the empty tail */
+	off = mt_slot_of(leaf, first);
+	MODEL_ASSERT(off == leaf->end && !leaf->slot[off] && mt_slot_of(leaf, last) == off);
+	cnt = node_items(leaf, off, it);
+	if (first > mt_slot_min(leaf, off, b->leaf_min))
+		it[cnt++] = (struct bulk_item){first - 1, NULL, 0};
+	it[cnt++] = (struct bulk_item){last, entry, 0};
+	if (last != MT_MAX)
+		it[cnt++] = (struct bulk_item){MT_MAX, NULL, 0};
+
+	if (cnt > MT_SLOTS) {
+		split_up(b, leaf, it, cnt);
+	} else if (cnt == leaf->end + 2u) {
+		/* one slot more: written past the end, in place */
+		leaf->slot[cnt - 1] = it[cnt - 1].ptr;
+		leaf->pivot[cnt - 2] = it[cnt - 2].last;
+		leaf->slot[cnt - 2] = it[cnt - 2].ptr;
+		leaf->end = (uint8_t)(cnt - 1);
+		leaf_gap_update(b);
+	} else {
+		/* built in a scratch node, then copied over the leaf */
+		struct mt_node scratch;
+
+		memset(&scratch, 0, sizeof(scratch));
+		scratch.parent = leaf->parent;
+		scratch.parent_slot = leaf->parent_slot;
+		fill_node(&scratch, true, it, cnt);
+		memcpy(leaf, &scratch, sizeof(scratch));
+		leaf_gap_update(b);
+	}
 	return 0;
-}
-
-/* The node left of @n on the same level (n is not the leftmost). */
-static struct mt_node *left_neighbour(struct mt_node *n)
-{
-	unsigned up = 0;
-
-	while (n->parent_slot == 0) {
-		n = n->parent;
-		up++;
-	}
-	n = n->parent->slot[n->parent_slot - 1];
-	while (up--)
-		n = n->slot[n->end];
-	return n;
-}
-
-/*
- * Move slots from the end of the full node @s to the front of its right
- * neighbour @r so both end at least half full, and move their boundary,
- * which is the pivot of their lowest common ancestor.
- */
-static void take_from_left(struct mt_node *s, struct mt_node *r)
-{
-	unsigned total = s->end + 1u + r->end + 1u, keep = (total + 1) / 2;
-	unsigned k = s->end + 1u - keep, rn = r->end + 1u;
-	struct mt_node *ps = s, *pr = r;
-	uint64_t old_boundary, new_boundary = s->pivot[keep - 1];
-
-	while (ps->parent != pr->parent) {
-		ps = ps->parent;
-		pr = pr->parent;
-	}
-	old_boundary = ps->parent->pivot[ps->parent_slot];
-	ps->parent->pivot[ps->parent_slot] = new_boundary;
-
-	memmove(&r->slot[k], &r->slot[0], rn * sizeof(r->slot[0]));
-	memmove(&r->gap[k], &r->gap[0], rn * sizeof(r->gap[0]));
-	memmove(&r->pivot[k], &r->pivot[0], (rn - 1) * sizeof(r->pivot[0]));
-	for (unsigned j = 0; j < k; j++) {
-		unsigned from = keep + j;
-
-		r->slot[j] = s->slot[from];
-		r->gap[j] = s->gap[from];
-		r->pivot[j] = from < s->end ? s->pivot[from] : old_boundary;
-		s->slot[from] = NULL;
-		s->gap[from] = 0;
-		if (from < MT_PIVOTS)
-			s->pivot[from] = 0;
-	}
-	s->pivot[keep - 1] = 0;
-	s->end = (uint8_t)(keep - 1);
-	r->end = (uint8_t)(rn + k - 1);
-	if (!r->leaf)
-		for (unsigned j = 0; j <= r->end; j++) {
-			struct mt_node *c = r->slot[j];
-
-			c->parent = r;
-			c->parent_slot = (uint8_t)j;
-		}
 }
 
 void mt_bulk_end(struct mt_bulk *b)
 {
-	struct mtree *mt = b->mt;
-	struct mt_node *root;
-
-	if (!b->any) {
-		bulk_release(b);
-		return;
-	}
-	if (b->tail != MT_MAX)
-		bulk_push(b, 0, MT_MAX, NULL, 0);
-	/* hand every open node to the open node above it */
-	for (unsigned l = 0; l + 1 < b->levels; l++) {
-		struct mt_node *n = b->open[l];
-
-		bulk_push(b, l + 1, b->open_last[l], n,
-			  mt_node_max_gap(n, b->open_min[l], b->open_last[l]));
-	}
-	root = b->open[b->levels - 1];
-	root->parent = NULL;
-	root->parent_slot = 0;
-	rcu_assign_pointer(mt->root, root);
-	mt->height = b->levels;
-	for (unsigned l = 0; l + 1 < b->levels; l++) {
-		struct mt_node *r = b->open[l];
-
-		if (r->end + 1u < MT_MIN_SLOTS) {
-			struct mt_node *s = left_neighbour(r);
-
-			take_from_left(s, r);
-			mt_gap_update_up(s);
-		}
-		mt_gap_update_up(r);
-	}
-	mt_gen_bump(mt);
 	bulk_release(b);
 }

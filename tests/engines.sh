@@ -20,6 +20,19 @@ for t in $targets; do
 	fi
 done
 
+# comparison tracing stays where a program's bytes are compared (the
+# decoder), and is off in the model and the scheduler (Makefile NOCMP_SRCS);
+# edge counters stay in both
+obj=$OUT/obj/libfuzzer
+cmp='__sanitizer_cov_trace_(const_)?cmp'
+if nm -u "$obj/fuzz/prog.o" | grep -Eq "$cmp" &&
+	! nm -u "$obj"/src/*.o "$obj/fuzz/exec.o" | grep -Eq "$cmp" &&
+	nm "$obj/src/mm.o" | grep -q __start___sancov_cntrs; then
+	ok
+else
+	bad "comparison tracing in the wrong objects"
+fi
+
 if command -v afl-clang-fast >/dev/null 2>&1; then
 	make -s --no-print-directory afl >/dev/null
 	for t in $targets; do

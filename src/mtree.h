@@ -34,7 +34,9 @@
  * Writes never change a node in place except to replace one entry by another
  * over the same range: a write builds the new nodes of the smallest subtree
  * that can absorb the change and swaps them in, so a concurrent reader sees
- * either the old or the new subtree (the RCU discipline of the kernel).
+ * either the old or the new subtree (the RCU discipline of the kernel). The
+ * bulk append (mtree_bulk.c) is the exception, as the kernel's store out of
+ * RCU mode is: it fills a tree no reader can reach yet.
  *
  * Entries are any non-NULL pointer whose two low bits are not 0b10; values
  * with those bits are reserved, and MT_ZERO_ENTRY is the only one a caller

@@ -27,7 +27,7 @@ for txt in corpus/fuzz_mm/*.txt; do
 	grep -q 'operations agree' "$T/out" && n=$((n + 1))
 done
 # the seeds written for it run on any kernel (writes only, free hints)
-for s in conform_errors anon_vma_merge hint_free; do
+for s in conform_errors anon_vma_merge hint_free conform_fork; do
 	expect 0 "^conform: corpus/fuzz_mm/$s.txt: [0-9]+ operations agree\$" \
 		"$V" conform "corpus/fuzz_mm/$s.txt"
 done
@@ -40,6 +40,20 @@ expect 0 "^conform: $T/fuzz_mm/anon_vma_merge: 14 operations agree\$" "$V" confo
 # generated programs
 expect 0 '^200 programs, 4000 operations agree' "$V" conform --random 200 --seed 1
 expect 0 '^20 programs, 1200 operations agree' "$V" conform --random 20 --seed 7 --ops 60
+
+# fork: the model's child against the real grandchild, with the dc range
+# gone, the wf range empty and shared memory not copied in both views
+expect 0 'conform: corpus/fuzz_mm/conform_fork.txt: 9 operations agree' \
+	"$V" conform -v corpus/fuzz_mm/conform_fork.txt
+if [ "$(grep -c '^  the child (model p1, kernel: the grandchild' "$T/out")" = 2 ] &&
+	sed -n '/the child (model p1/,/^  [0-9]/p' "$T/out" | grep -q ' @0x14-0x16 rw-p ac -- wf rss 0k anon 0k  *@0x14-0x16 rw-p ac -- wf rss 0k anon 0k$' &&
+	! sed -n '/the child (model p1/,/^  [0-9]/p' "$T/out" | grep -q '@0x10-0x12'; then
+	ok
+else
+	bad "the child's views after fork"; sed 's/^/    /' "$T/out" | tail -n 30
+fi
+expect 1 'operation 6 differs in the child' "$V" conform --selftest-flip-child-wf \
+	corpus/fuzz_mm/conform_fork.txt
 
 # a wrong model view is caught: the first VMA's wf differs, status 1
 printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\n' >"$T/one.txt"

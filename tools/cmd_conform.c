@@ -3,14 +3,16 @@
  *
  * A fuzz_mm program that the kernel can run as it is — anonymous memory
  * only: mmap (private or shared anonymous; fixed, noreplace, or a hint the
- * model honoured), munmap, mprotect, madvise and touch, all on p0 and t0,
- * without fail_at — runs twice: in the model, resolving each operation's
- * range exactly as fuzz_mm does (mmf_resolve before the call, mmf_call), and
- * for real in a child process (conform_kernel.c) with the same arguments.
- * After every operation the results must be equal, and so must the VMAs in
- * the window: start, end, rwx and p/s, VmFlags dc, wf and ac, Rss and
- * Anonymous (the model's vma_usage against the child's /proc/PID/smaps).
- * The first difference is printed with both views side by side.
+ * model honoured), munmap, mprotect, madvise, touch and fork (the current
+ * anon_vma policy), all on p0 and t0, without fail_at — runs twice: in the model, resolving each
+ * operation's range exactly as fuzz_mm does (mmf_resolve before the call, mmf_call), and for real
+ * in a child process (conform_kernel.c) with the same arguments. After every operation the results
+ * must be equal, and so must the VMAs in the window: start, end, rwx and p/s, VmFlags dc, wf and
+ * ac, Rss and Anonymous (the model's vma_usage against the child's /proc/PID/smaps). The first
+ * difference is printed with both views side by side. After a fork the model's child is compared
+ * too, with a grandchild the real child forks and keeps waiting until its smaps is read
+ * (VM_DONTCOPY VMAs gone, wipe-on-fork ones empty, pages shared copy-on-write counted); then both
+ * children exit, so every fork is compared on its own.
  *
  * --random N generates programs of that kind with the seeded generator of
  * fuzz/prng.h and runs each the same way.
@@ -38,6 +40,7 @@
 struct opts {
 	bool verbose, keep_going;
 	bool flip_wf;	   /* --selftest-flip-wf: a deliberately wrong model view */
+	bool flip_child;   /* --selftest-flip-child-wf: the same, of a forked child only */
 	bool read_faults;  /* --compare-read-faults: run them even without a zero page */
 	bool no_zero_page; /* the probe: this kernel allocates on anonymous read faults */
 };
@@ -48,16 +51,14 @@ enum outcome { AGREE, DIFFER, SKIPPED, FAILED };
  * the kernel side can run). */
 static int op_kind(const struct prog_desc *d, uint8_t code)
 {
-	static const char *const names[] = {[MMF_MMAP] = "mmap",
-					    [MMF_MUNMAP] = "munmap",
-					    [MMF_MPROTECT] = "mprotect",
-					    [MMF_MADVISE] = "madvise",
-					    [MMF_TOUCH] = "touch"};
+	static const char *const names[] = {
+	    [MMF_MMAP] = "mmap",       [MMF_MUNMAP] = "munmap", [MMF_MPROTECT] = "mprotect",
+	    [MMF_MADVISE] = "madvise", [MMF_TOUCH] = "touch",	[MMF_FORK] = "fork"};
 
 	if (code >= d->nops)
 		return -1;
 	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
-		if (!strcmp(d->ops[code].name, names[i]))
+		if (names[i] && !strcmp(d->ops[code].name, names[i]))
 			return i;
 	return -1;
 }
@@ -107,6 +108,20 @@ static bool layout_ok(const struct prog_desc *d)
 			return false;
 		}
 	}
+	/* fork: the process, then algorithm, policy and diff */
+	{
+		int code = op_code(d, MMF_FORK);
+		const struct prog_opdesc *od = code < 0 ? NULL : &d->ops[code];
+
+		if (!od || od->nfields != 4 || od->fields[0].kind != FK_SEL ||
+		    od->fields[1].names != mmf_algo_names ||
+		    od->fields[2].names != mmf_policy_names ||
+		    od->fields[3].names != mmf_diff_names) {
+			fprintf(stderr, "vmafuzz conform: fuzz_mm's operation fork is not laid out "
+					"as tools/cmd_conform.c reads it\n");
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -139,7 +154,7 @@ static const char *not_expressible(const struct prog_desc *d, const struct prog 
 		const char *why = NULL;
 
 		if (kind < 0)
-			why = "only mmap, munmap, mprotect, madvise and touch run for real";
+			why = "only mmap, munmap, mprotect, madvise, touch and fork run for real";
 		else if (op->fiber)
 			why = "only thread t0 runs for real";
 		else if (op->arg[0] % MMF_MAX_PROCS)
@@ -149,6 +164,8 @@ static const char *not_expressible(const struct prog_desc *d, const struct prog 
 		else if (kind == MMF_MMAP && op->arg[6] != MMF_PRIVATE_ANON &&
 			 op->arg[6] != MMF_SHARED_ANON)
 			why = "file mappings do not run for real (anonymous memory only)";
+		else if (kind == MMF_FORK && op->arg[MMF_FORK_POLICY_ARG])
+			why = "the reverted anon_vma policy is no kernel's";
 		if (why) {
 			char text[160];
 
@@ -183,6 +200,11 @@ static void op_call(const struct prog_desc *d, const struct prog_op *op, struct 
 	case MMF_TOUCH:
 		c->write = op->arg[5] == 1;
 		break;
+	case MMF_FORK:
+		c->algo = op->arg[1];
+		c->policy = op->arg[MMF_FORK_POLICY_ARG];
+		c->diff = op->arg[3];
+		break;
 	default: /* not expressible: never run */
 		break;
 	}
@@ -190,11 +212,9 @@ static void op_call(const struct prog_desc *d, const struct prog_op *op, struct 
 
 static void kernel_call(const struct mmf_call *c, struct kcall *k)
 {
-	static const int op[] = {[MMF_MMAP] = KC_MMAP,
-				 [MMF_MUNMAP] = KC_MUNMAP,
-				 [MMF_MPROTECT] = KC_MPROTECT,
-				 [MMF_MADVISE] = KC_MADVISE,
-				 [MMF_TOUCH] = KC_TOUCH};
+	static const int op[] = {
+	    [MMF_MMAP] = KC_MMAP,	[MMF_MUNMAP] = KC_MUNMAP, [MMF_MPROTECT] = KC_MPROTECT,
+	    [MMF_MADVISE] = KC_MADVISE, [MMF_TOUCH] = KC_TOUCH,	  [MMF_FORK] = KC_FORK};
 
 	memset(k, 0, sizeof(*k));
 	k->op = op[c->op];
@@ -379,6 +399,10 @@ static void print_call(FILE *out, const struct mmf_call *c)
 					    [MMF_MADVISE] = "madvise",
 					    [MMF_TOUCH] = "touch"};
 
+	if (c->op == MMF_FORK) {
+		fprintf(out, "fork()");
+		return;
+	}
 	fprintf(out, "%s(0x%" PRIx64 " @0x%" PRIx64 ", 0x%" PRIx64 " (%" PRIu64 " pages)",
 		names[c->op], c->start, pg(c->start), c->len, c->len >> PAGE_SHIFT);
 	switch (c->op) {
@@ -425,6 +449,61 @@ static void check_context(FILE *out, void *arg)
 
 static struct cvma mview[MAX_VMAS], kview[MAX_VMAS];
 
+/*
+ * After a fork that succeeded on both sides: the model's child (the only
+ * process besides p0, as each is ended after its comparison) against the
+ * real grandchild, before either runs anything. Then both exit. AGREE,
+ * DIFFER (printed) or FAILED.
+ */
+static enum outcome compare_child(struct mmf_state *s, struct kproc *k, pid_t pid, const char *name,
+				  unsigned step, const struct opts *o)
+{
+	struct kcall end = {.op = KC_FORK_END};
+	struct mmf_call exit_call = {.op = MMF_EXIT};
+	unsigned q, nm;
+	struct mm *child;
+	char err[256];
+	int64_t r;
+	bool same;
+	int nk;
+
+	for (q = 1; q < MMF_MAX_PROCS && !s->mm[q]; q++)
+		;
+	if (q == MMF_MAX_PROCS) {
+		fprintf(stderr,
+			"vmafuzz conform: %s: operation %u: the model's fork made no process\n",
+			name, step);
+		return FAILED;
+	}
+	nm = model_vmas(s->mm[q], mview, MAX_VMAS, o);
+	for (unsigned j = 0; o->flip_child && j < nm; j++)
+		mview[j].wf = !mview[j].wf;
+	nk = kproc_vmas_of(pid, CMP_LO, CMP_HI, kview, MAX_VMAS, err, sizeof(err));
+	if (nk < 0) {
+		fprintf(stderr, "vmafuzz conform: %s: operation %u: %s\n", name, step, err);
+		return FAILED;
+	}
+	same = nm == (unsigned)nk;
+	for (unsigned j = 0; same && j < nm; j++)
+		same = cvma_equal(&mview[j], &kview[j]);
+	if (o->verbose || !same) {
+		if (!same)
+			printf("conform: %s: operation %u differs in the child\n", name, step);
+		printf("  the child (model p%u, kernel: the grandchild, pid %d):\n", q, (int)pid);
+		print_views(stdout, mview, nm, kview, (unsigned)nk);
+	}
+	if (!kproc_call(k, &end, &r, err, sizeof(err)) || r) {
+		fprintf(stderr, "vmafuzz conform: %s: operation %u: ending the grandchild: %s\n",
+			name, step, r ? strerror((int)-r) : err);
+		return FAILED;
+	}
+	child = mmf_get(s, q);
+	mmf_call(s, q, child, &exit_call);
+	mmf_put(s, child);
+	mmf_check(s);
+	return same ? AGREE : DIFFER;
+}
+
 /* The generator of random programs; run_prog asks it for another
  * operation in place of one that cannot run for real. */
 struct regen {
@@ -452,6 +531,7 @@ static enum outcome run_prog(const struct prog_desc *d, struct prog *p, const ch
 	enum outcome res = AGREE;
 	char err[256];
 	struct kproc k;
+	pid_t grandchild = -1;
 
 	*nops = 0;
 	if (not_expressible(d, p, why, whylen))
@@ -481,7 +561,8 @@ static enum outcome run_prog(const struct prog_desc *d, struct prog *p, const ch
 		/* a random program gets another operation instead of one that cannot run */
 		for (unsigned tries = 0;; tries++) {
 			op_call(d, op, &c);
-			mmf_resolve(mm, &op->arg[1], &c.start, &c.len);
+			if (c.op != MMF_FORK)
+				mmf_resolve(mm, &op->arg[1], &c.start, &c.len);
 			skip = skip_reason(mm, &c, o);
 			if (!skip || !regen || tries == REGEN_TRIES)
 				break;
@@ -519,6 +600,11 @@ static enum outcome run_prog(const struct prog_desc *d, struct prog *p, const ch
 			fprintf(stderr, "vmafuzz conform: %s: operation %u: %s\n", name, i, err);
 			res = FAILED;
 			break;
+		}
+		/* fork: the grandchild's pid for its smaps; the result compared is 0 */
+		if (c.op == MMF_FORK && kres > 0) {
+			grandchild = (pid_t)kres;
+			kres = 0;
 		}
 		mmf_check(&s);
 		nm = model_vmas(mm, mview, MAX_VMAS, o);
@@ -561,6 +647,14 @@ static enum outcome run_prog(const struct prog_desc *d, struct prog *p, const ch
 			res = DIFFER;
 			*nops = i;
 			break;
+		}
+		if (grandchild > 0) {
+			res = compare_child(&s, &k, grandchild, name, i, o);
+			grandchild = -1;
+			if (res == DIFFER)
+				*nops = i;
+			if (res != AGREE)
+				break;
 		}
 		*nops = i + 1;
 	}
@@ -650,9 +744,10 @@ static void gen_op(struct regen *r, bool first, struct prog_op *op)
 	unsigned x = first ? 0 : (unsigned)prng_below(g, 100);
 	enum mmf_op kind = x < 30   ? MMF_MMAP
 			   : x < 40 ? MMF_MUNMAP
-			   : x < 60 ? MMF_MPROTECT
-			   : x < 80 ? MMF_MADVISE
-				    : MMF_TOUCH;
+			   : x < 58 ? MMF_MPROTECT
+			   : x < 77 ? MMF_MADVISE
+			   : x < 95 ? MMF_TOUCH
+				    : MMF_FORK;
 
 	memset(op, 0, sizeof(*op));
 	op->code = (uint8_t)op_code(d, kind);
@@ -673,6 +768,12 @@ static void gen_op(struct regen *r, bool first, struct prog_op *op)
 		break;
 	case MMF_TOUCH:
 		op->arg[5] = (uint8_t)prng_below(g, 2);
+		break;
+	case MMF_FORK:
+		/* either algorithm, sometimes both compared; the current policy */
+		memset(&op->arg[1], 0, 4);
+		op->arg[1] = (uint8_t)prng_below(g, 2);
+		op->arg[3] = (uint8_t)prng_below(g, 2);
 		break;
 	default:
 		break;
@@ -819,7 +920,7 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *v)
 
 int cmd_conform(int argc, char **argv)
 {
-	struct opts o = {false, false, false, false, false};
+	struct opts o = {false, false, false, false, false, false};
 	uint64_t nrandom = 0, seed = 1, nops = 20;
 	bool random = false;
 	char **files = argv + 1;
@@ -834,6 +935,8 @@ int cmd_conform(int argc, char **argv)
 			o.keep_going = true;
 		} else if (!strcmp(a, "--selftest-flip-wf")) {
 			o.flip_wf = true;
+		} else if (!strcmp(a, "--selftest-flip-child-wf")) {
+			o.flip_child = true;
 		} else if (!strcmp(a, "--compare-read-faults")) {
 			o.read_faults = true;
 		} else if (!strcmp(a, "--random") || !strcmp(a, "--seed") || !strcmp(a, "--ops")) {

@@ -23,7 +23,9 @@ struct cvma {
 	uint64_t rss_kb, anon_kb;
 };
 
-enum kcall_op { KC_MMAP, KC_MUNMAP, KC_MPROTECT, KC_MADVISE, KC_TOUCH };
+/* KC_FORK forks the child: the grandchild waits, touching nothing, until
+ * KC_FORK_END, and the result is its pid, for kproc_vmas_of. */
+enum kcall_op { KC_MMAP, KC_MUNMAP, KC_MPROTECT, KC_MADVISE, KC_TOUCH, KC_FORK, KC_FORK_END };
 
 /* A resolved call, with the kernel's values for prot, flags and advice. */
 struct kcall {
@@ -51,6 +53,9 @@ bool kproc_call(struct kproc *k, const struct kcall *c, int64_t *result, char *e
  * -1 with a message in @err when smaps cannot be read. */
 int kproc_vmas(struct kproc *k, uint64_t lo, uint64_t hi, struct cvma *out, unsigned max, char *err,
 	       size_t errlen);
+/* The same for another process (the grandchild of KC_FORK). */
+int kproc_vmas_of(pid_t pid, uint64_t lo, uint64_t hi, struct cvma *out, unsigned max, char *err,
+		  size_t errlen);
 /* End the child (closes its pipe, waits for it). */
 void kproc_stop(struct kproc *k);
 

@@ -96,6 +96,59 @@ static int64_t child_touch(const struct kcall *c)
 	return 0;
 }
 
+/* The child's pipes to the tool, and the grandchild of KC_FORK with the
+ * pipe it waits on. */
+static int child_in = -1, child_out = -1;
+static pid_t grandchild = -1;
+static int grandchild_pipe = -1;
+
+/* fork: the grandchild keeps the mappings as fork left them until the tool
+ * has read its smaps, then exits without touching anything */
+static int64_t child_fork(void)
+{
+	int fds[2];
+	char b;
+
+	if (grandchild > 0)
+		return -EBUSY;
+	if (pipe(fds))
+		return -(int64_t)errno;
+	grandchild = fork();
+	if (grandchild < 0) {
+		int e = errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		return -(int64_t)e;
+	}
+	if (grandchild == 0) {
+		close(fds[1]);
+		close(child_in);
+		close(child_out);
+		while (read(fds[0], &b, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(fds[0]);
+	grandchild_pipe = fds[1];
+	return grandchild;
+}
+
+static int64_t child_fork_end(void)
+{
+	int st;
+
+	if (grandchild <= 0)
+		return -ECHILD;
+	close(grandchild_pipe);
+	grandchild_pipe = -1;
+	while (waitpid(grandchild, &st, 0) < 0)
+		if (errno != EINTR)
+			return -(int64_t)errno;
+	grandchild = -1;
+	return 0;
+}
+
 static int64_t child_run(const struct kcall *c)
 {
 	void *p;
@@ -113,6 +166,10 @@ static int64_t child_run(const struct kcall *c)
 									       : 0;
 	case KC_TOUCH:
 		return child_touch(c);
+	case KC_FORK:
+		return child_fork();
+	case KC_FORK_END:
+		return child_fork_end();
 	}
 	return -ENOSYS;
 }
@@ -148,6 +205,8 @@ static _Noreturn void child_main(int in, int out, uint64_t lo, uint64_t hi)
 	}
 	if (!full_write(out, status, sizeof(status)) || status[0])
 		_exit(1);
+	child_in = in;
+	child_out = out;
 	while (full_read(in, &c, sizeof(c)) == 1) {
 		int64_t r = child_run(&c);
 
@@ -319,12 +378,18 @@ static bool has_flag(const char *flags, const char *name)
 int kproc_vmas(struct kproc *k, uint64_t lo, uint64_t hi, struct cvma *out, unsigned max, char *err,
 	       size_t errlen)
 {
+	return kproc_vmas_of(k->pid, lo, hi, out, max, err, errlen);
+}
+
+int kproc_vmas_of(pid_t pid, uint64_t lo, uint64_t hi, struct cvma *out, unsigned max, char *err,
+		  size_t errlen)
+{
 	char path[64], *buf, *line, *next;
 	struct cvma *cur = NULL;
 	unsigned n = 0;
 	size_t size;
 
-	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)k->pid);
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
 	buf = slurp(path, &size);
 	if (!buf) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));

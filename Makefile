@@ -143,7 +143,9 @@ $(OBJDIR)/tsan/%.o: BASE_CFLAGS := $(patsubst -I%,-iquote %,$(BASE_CFLAGS))
 $(OBJDIR)/threads/%.o: BASE_CFLAGS := $(patsubst -I%,-iquote %,$(BASE_CFLAGS))
 
 # files the flags name: a change of theirs rebuilds like a change of flags
-FLAGS_SUM := $(shell cksum < fuzz/nocov.txt) $(NOCMP_FLAGS) $(NOCMP_SRCS)
+FLAGS_SUM := $(shell cksum < fuzz/nocov.txt)
+# ... and the flavors that leave comparison tracing out of some files
+NOCMP_STAMP_libfuzzer = $(NOCMP_FLAGS) $(NOCMP_SRCS)
 
 FLAVORS := libfuzzer afl replay tool test gcc-check oss-fuzz tsan threads
 
@@ -161,8 +163,9 @@ engine_objs = $(patsubst %,$(OBJDIR)/$(1)/engine/%.o,$(TARGETS))
 define flavor_rules
 $(OBJDIR)/$(1)/.flags: FORCE
 	@mkdir -p $$(@D)
-	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM)' | cmp -s - $$@ || \
-		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM)' > $$@
+	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(NOCMP_STAMP_$(1))' | \
+		cmp -s - $$@ || \
+		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(NOCMP_STAMP_$(1))' > $$@
 
 $(OBJDIR)/$(1)/%.o: %.c $(OBJDIR)/$(1)/.flags
 	@mkdir -p $$(@D)
@@ -182,7 +185,8 @@ $(OBJDIR)/$(1)/replay/%.o: fuzz/main_replay.c $(OBJDIR)/$(1)/.flags
 		-MMD -MP -c $$< -o $$@
 endef
 $(foreach f,$(FLAVORS),$(eval $(call flavor_rules,$(f))))
-$(call objs,libfuzzer,$(NOCMP_SRCS)): FLAGS_libfuzzer += $(NOCMP_FLAGS)
+# private: not passed on to the objects' prerequisites (the flavor's stamp)
+$(call objs,libfuzzer,$(NOCMP_SRCS)): private FLAGS_libfuzzer += $(NOCMP_FLAGS)
 
 # ----------------------------------------------------------------- outputs
 LIBFUZZER_BINS := $(addprefix $(OUTDIR)/libfuzzer/,$(TARGETS))
@@ -343,7 +347,10 @@ CC_bug-$(BUG_NAME)              = $(CC_replay)
 FLAGS_bug-$(BUG_NAME)           = $(FLAGS_replay) $(BUG_DEFS)
 CC_bug-$(BUG_NAME)-libfuzzer    = $(CC_libfuzzer)
 FLAGS_bug-$(BUG_NAME)-libfuzzer = $(FLAGS_libfuzzer) $(BUG_DEFS)
+NOCMP_STAMP_bug-$(BUG_NAME)-libfuzzer = $(NOCMP_STAMP_libfuzzer)
 $(foreach f,bug-$(BUG_NAME) bug-$(BUG_NAME)-libfuzzer,$(eval $(call flavor_rules,$(f))))
+$(call objs,bug-$(BUG_NAME)-libfuzzer,$(filter $(NOCMP_SRCS),$(BUG_SRCS))): \
+	private FLAGS_bug-$(BUG_NAME)-libfuzzer += $(NOCMP_FLAGS)
 BUG_REPLAY_BINS    := $(addprefix $(OUTDIR)/bugs/$(BUG_NAME)/replay/,$(TARGETS))
 BUG_LIBFUZZER_BINS := $(addprefix $(OUTDIR)/bugs/$(BUG_NAME)/libfuzzer/,$(TARGETS))
 bug-replay: $(BUG_REPLAY_BINS)

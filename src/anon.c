@@ -194,9 +194,10 @@ static int clone_chain(struct vma *dst, struct vma *src, bool reuse)
 		struct anon_vma *av = order[i]->av;
 
 		if (!c) {
+			/* the entries made so far leave their lists under the lock */
+			chain_undo(dst, made);
 			if (root)
 				anon_vma_unlock_write(root);
-			chain_undo(dst, made);
 			if (reuse)
 				dst->anon_vma = NULL;
 			return -ENOMEM;

@@ -181,7 +181,10 @@ int mt_dup(const struct mtree *src, struct mtree *dst);
  * child's tree before tree duplication: nodes for @expected entries are
  * preallocated, then each append is the tree's store at the right edge,
  * as mas_store did it out of RCU mode (mtree_bulk.c). Only for a tree no
- * reader can reach: the rightmost leaf is written in place.
+ * reader can reach until mt_bulk_end, whatever its RCU flag: the rightmost
+ * leaf is written in place and replaced nodes are reused at once. Fork
+ * builds a child no one can look up yet; fuzz_mtree's bulk operation has no
+ * scheduling point between begin and end.
  */
 struct mt_bulk {
 	struct mtree *mt;

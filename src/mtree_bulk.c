@@ -15,7 +15,8 @@
  *     changes (mas_update_gap);
  *   - a full leaf is split the way bulk mode splits (mas_split with
  *     MA_STATE_BULK): the left node keeps all but the minimum, the right one
- *     gets the minimum, both are new nodes, and the parent is rebuilt as a
+ *     gets the minimum (one more if the left leaf would end in an empty
+ *     range), both are new nodes, and the parent is rebuilt as a
  *     new node holding one more child (mas_split_final_node), which adopts
  *     its children; a full parent splits the same way, up to a new root;
  *   - a replaced node goes back to the preallocated pool for the next split

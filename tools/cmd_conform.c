@@ -463,7 +463,7 @@ static enum outcome compare_child(struct mmf_state *s, struct kproc *k, pid_t pi
 	unsigned q, nm;
 	struct mm *child;
 	char err[256];
-	int64_t r;
+	int64_t r = 0;
 	bool same;
 	int nk;
 

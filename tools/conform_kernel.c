@@ -213,6 +213,9 @@ static _Noreturn void child_main(int in, int out, uint64_t lo, uint64_t hi)
 		if (!full_write(out, &r, sizeof(r)))
 			_exit(1);
 	}
+	/* the tool is gone: a grandchild still waiting is ended and reaped,
+	 * not left to init */
+	child_fork_end();
 	_exit(0);
 }
 

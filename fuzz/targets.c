@@ -3,13 +3,11 @@
 
 #include <string.h>
 
+/* clang-format off: one target a line */
 const struct fuzz_target *const fuzz_targets[] = {
-    &fuzz_mm_target,
-    &fuzz_fork_target,
-    &fuzz_rollup_target,
-    &fuzz_mtree_target,
-    NULL,
+    &fuzz_mm_target, &fuzz_fork_target, &fuzz_rollup_target, &fuzz_mtree_target, NULL,
 };
+/* clang-format on */
 
 const struct fuzz_target *fuzz_target_find(const char *name)
 {

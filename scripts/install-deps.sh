@@ -6,7 +6,7 @@
 #           compile check of `./build.sh test`, zip for OSS-Fuzz seed zips,
 #           liburcu-dev for the ThreadSanitizer stress (`make tsan`),
 #           gnuplot-nox for `vmafuzz plot`, llvm (llvm-profdata, llvm-cov)
-#           for `./build.sh coverage`.
+#           for `./build.sh coverage`, clang-format for tests/format.sh.
 #
 # Silent when everything is present.  As root, missing packages are installed
 # with apt-get (one `apt-get update` first).  Otherwise the missing packages
@@ -69,6 +69,7 @@ have zip || optional+=(zip)
 clang -E -include urcu/urcu-memb.h -x c /dev/null >/dev/null 2>&1 || optional+=(liburcu-dev)
 have gnuplot || optional+=(gnuplot-nox)
 { have llvm-profdata && have llvm-cov; } || optional+=(llvm)
+have clang-format || optional+=(clang-format)
 
 [ ${#required[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
 
@@ -88,6 +89,7 @@ if [ "$(id -u)" -ne 0 ]; then
 		liburcu-dev) echo "install-deps: warning: liburcu-dev missing: tests/tsan.sh and bench rollup fail" >&2 ;;
 		gnuplot-nox) echo "install-deps: warning: gnuplot missing: vmafuzz plot draws nothing" >&2 ;;
 		llvm) echo "install-deps: warning: llvm-profdata/llvm-cov missing: ./build.sh coverage fails" >&2 ;;
+		clang-format) echo "install-deps: warning: clang-format missing: tests/format.sh checks nothing" >&2 ;;
 		esac
 	done
 	echo "install-deps: to install: sudo apt-get install -y ${optional[*]}" >&2

@@ -21,9 +21,9 @@
 struct avc {
 	struct vma *vma;
 	struct anon_vma *av;
-	struct avc *vma_next;		/* the VMA's chain, newest first */
-	struct avc *av_prev, *av_next;	/* the anon_vma's list */
-	uint64_t first, last;		/* cached pgoff interval of the VMA */
+	struct avc *vma_next;	       /* the VMA's chain, newest first */
+	struct avc *av_prev, *av_next; /* the anon_vma's list */
+	uint64_t first, last;	       /* cached pgoff interval of the VMA */
 };
 
 struct anon_vma {
@@ -33,11 +33,11 @@ struct anon_vma {
 	int num_active_vmas;
 	struct avc *head;
 	unsigned id;
-	struct rwsem rwsem;	/* the root's is the one taken */
+	struct rwsem rwsem; /* the root's is the one taken */
 	/* validation scratch */
 	unsigned scan_gen, scan_checked;
 	int scan_avcs, scan_active, scan_children, scan_roots;
-	struct vma *scan_first;	/* the first VMA seen pointing to it */
+	struct vma *scan_first; /* the first VMA seen pointing to it */
 };
 
 /* First anonymous fault of @v: find a neighbour's anon_vma it may share, or

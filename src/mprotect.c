@@ -116,7 +116,7 @@ int mm_madvise(struct mm *mm, uint64_t start, uint64_t len, int advice)
 			break;
 		}
 		if (v->start > at) {
-			unmapped = -ENOMEM;	/* a hole: note it and go on */
+			unmapped = -ENOMEM; /* a hole: note it and go on */
 			at = v->start;
 		}
 		stop = v->end < end ? v->end : end;

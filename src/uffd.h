@@ -21,12 +21,12 @@
 
 struct uffd_ctx {
 	struct mm *mm;
-	int files;		/* open fds and fdget()s of calls in flight */
-	int refcount;		/* the file side (one while any is open) and fork contexts */
+	int files;    /* open fds and fdget()s of calls in flight */
+	int refcount; /* the file side (one while any is open) and fork contexts */
 	bool released;
-	bool event_fork;	/* the UFFD_FEATURE_EVENT_FORK feature */
+	bool event_fork; /* the UFFD_FEATURE_EVENT_FORK feature */
 	unsigned id;
-	struct uffd_ctx *next;	/* the mm's contexts */
+	struct uffd_ctx *next; /* the mm's contexts */
 };
 
 /* A new context on @mm (NULL: allocation failed). */

@@ -28,8 +28,8 @@ void vma_unlink_file(struct vma *v);
 int vma_split(struct vma *v, uint64_t addr, bool new_below);
 /* Give [start, end) of @v the flags @flags (and userfaultfd ctx @uffd),
  * merging with neighbours or splitting as the kernel's vma_modify does. */
-int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags,
-	       struct uffd_ctx *uffd, struct vma **result);
+int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, struct uffd_ctx *uffd,
+	       struct vma **result);
 /* Unmap [start, end) (mmap write lock held). */
 int do_munmap(struct mm *mm, uint64_t start, uint64_t end);
 /* Remove one VMA that is already out of the tree: pages, chain, file, free. */

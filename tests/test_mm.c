@@ -221,6 +221,8 @@ static bool test_vma_checks_fire(void)
 	ASSERT(fires(CK_VMA_TREE_INDEX));
 	v->end = A(0x13) + 8;
 	ASSERT(fires(CK_VMA_ALIGNED));
+	v->end = v->start;
+	ASSERT(fires(CK_VMA_EMPTY));
 	v->end = saved;
 
 	{
@@ -262,7 +264,7 @@ static bool test_vma_checks_fire(void)
 	/* a VMA left write-locked at rest */
 	check_clear();
 	check_set_mode(CHECK_COLLECT);
-	vma_start_write(&v->lock, &mm->lock);	/* no mmap lock: also SYNC_VMA_LOCK */
+	vma_start_write(&v->lock, &mm->lock); /* no mmap lock: also SYNC_VMA_LOCK */
 	mm_check_at_rest(mm);
 	check_set_mode(CHECK_ABORT);
 	ASSERT(check_count(CK_VMA_LOCK_AT_REST) > 0);
@@ -349,7 +351,7 @@ static bool test_anon_and_page_checks_fire(void)
 		saved = *slot;
 		pte_page(saved)->mapcount--;
 		pte_page(saved)->refcount--;
-		*slot = (uintptr_t)p;	/* read-only second mapping of p */
+		*slot = (uintptr_t)p; /* read-only second mapping of p */
 		p->mapcount++;
 		p->refcount++;
 		ASSERT(fires(CK_PAGE_COW));

@@ -171,6 +171,35 @@ static bool test_single_fiber_checks_fire(void)
 	return true;
 }
 
+/* ---- a program that never ends ---------------------------------------- */
+
+static void spin_points(void *arg)
+{
+	unsigned long n = *(const unsigned long *)arg;
+
+	for (unsigned long i = 0; i < n; i++)
+		sched_point("spin");
+}
+
+static bool test_step_limit_stops_a_spinning_fiber(void)
+{
+	static void (*const fn[])(void *) = {spin_points};
+	unsigned long forever = ~0ul, under = SCHED_MAX_POINTS - 1000;
+	void *const endless[] = {&forever}, *const bounded[] = {&under};
+
+	/* a fiber that would pass points forever is stopped once, at the limit */
+	collect();
+	ASSERT(!run(1, fn, endless, NULL, 0));
+	ASSERT_EQ(collected(CK_SCHED_STEP_LIMIT), 1);
+	sched_destroy(&S);
+	/* just under the limit, the run ends normally */
+	collect();
+	ASSERT(run(1, fn, bounded, NULL, 0));
+	ASSERT_EQ(collected(CK_SCHED_STEP_LIMIT), 0);
+	sched_destroy(&S);
+	return true;
+}
+
 /* ---- VMA locks ----------------------------------------------------------- */
 
 static struct mmap_lock M;
@@ -402,6 +431,7 @@ int main(void)
 	TEST(test_deadlock_between_two_fibers);
 	TEST(test_lock_order_ab_ba_without_deadlock);
 	TEST(test_single_fiber_checks_fire);
+	TEST(test_step_limit_stops_a_spinning_fiber);
 	TEST(test_vma_locks);
 	TEST(test_writer_preference_and_contention);
 	TEST(test_same_bytes_same_interleaving);

@@ -380,7 +380,8 @@ static const struct command commands[] = {
      "'./build.sh test' replays these files: each must pass once its bug is fixed.\n"
      "The input must still fail with the driver used (see --replay).",
      cmd_regress},
-    {"plot", "plot [-o OUT.png] [--time|--execs] [--title T] [--script] LOG|PLOT_DATA...\n"
+    {"plot",
+     "plot [-o OUT.png] [--time|--execs] [--title T] [--script] LOG|PLOT_DATA...\n"
      "       vmafuzz plot --bench FILE.csv [-o OUT.png] [--title T] [--script]",
      "Draw coverage (edges; libFuzzer's features dashed, right axis) and corpus size\n"
      "of fuzzing runs as a PNG with gnuplot, one line per input file: libFuzzer logs\n"
@@ -395,7 +396,8 @@ static const struct command commands[] = {
      "OUT defaults to the first input with its extension replaced by .png;\n"
      "--script prints the gnuplot script instead of running gnuplot.",
      cmd_plot},
-    {"conform", "conform [-v] [--keep-going] [--compare-read-faults] FILE...\n"
+    {"conform",
+     "conform [-v] [--keep-going] [--compare-read-faults] FILE...\n"
      "       vmafuzz conform [-v] [--keep-going] --random N [--seed S] [--ops K]",
      "Run fuzz_mm programs (text or bytes) in the model and, for real, in a child\n"
      "process of this machine's kernel, and compare after every operation: the\n"

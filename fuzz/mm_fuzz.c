@@ -14,6 +14,8 @@
 #include "uffd.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *const mmf_prot_names[] = {"r", "w", "x", NULL};
@@ -55,6 +57,16 @@ void mmf_put(struct mmf_state *s, struct mm *mm)
 	mm_put(mm);
 }
 
+/* The lowest free slot of process @p's fd table (MMF_FDS: none). */
+static unsigned free_fd(const struct mmf_state *s, unsigned p)
+{
+	unsigned k;
+
+	for (k = 0; k < MMF_FDS && s->fd[p][k]; k++)
+		;
+	return k;
+}
+
 /* fork: the child takes a free process slot; the parent (as the monitor)
  * receives the child's new userfaultfds in free fd slots. */
 static void fork_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c)
@@ -79,10 +91,8 @@ static void fork_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf
 	if (c->result)
 		return;
 	for (unsigned i = 0; i < fu.n; i++) {
-		unsigned k;
+		unsigned k = free_fd(s, p);
 
-		for (k = 0; k < MMF_FDS && s->fd[p][k]; k++)
-			;
 		if (k < MMF_FDS)
 			s->fd[p][k] = fu.ctx[i];
 		else
@@ -278,7 +288,11 @@ static void uffd_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf
 	struct uffd_ctx **slot = &s->fd[p][c->handle % MMF_FDS], *x = *slot;
 
 	if (c->op == MMF_UFFD_CREATE) {
-		if (x) {
+		/* the new context goes in the lowest free slot, as a new fd
+		 * does; the result is the slot, h<k> for later operations */
+		unsigned k = free_fd(s, p);
+
+		if (k == MMF_FDS) {
 			c->result = -EMFILE;
 			return;
 		}
@@ -286,13 +300,14 @@ static void uffd_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf
 		c->result = x ? 0 : -ENOMEM;
 		if (!x)
 			return;
-		if (*slot) {
-			/* another thread took the slot while we created */
+		k = free_fd(s, p); /* other threads may have taken slots meanwhile */
+		if (k == MMF_FDS) {
 			uffd_put(x);
 			c->result = -EMFILE;
 			return;
 		}
-		*slot = x;
+		s->fd[p][k] = x;
+		c->result = k;
 		return;
 	}
 	if (!x) {
@@ -355,6 +370,11 @@ void mmf_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mmf_call *c
 		s->mm[p] = NULL;
 		close_fds(s, p);
 		mmf_put(s, mm);
+		c->result = 0;
+		break;
+	case MMF_MAP_LIMIT:
+		/* a sysctl write: no lock, read by each later mmap and split */
+		mm->max_map_count = mm->map_count + c->limit;
 		c->result = 0;
 		break;
 	case MMF_UPROBE:
@@ -426,6 +446,7 @@ void mmf_check(struct mmf_state *s)
 	struct mm_reach r;
 
 	mm_validate_all(mms, n);
+	uffd_check_no_fork_ctx(); /* at rest no fork is in flight */
 	mm_reachable(mms, n, s->files, MMF_FILES, &r);
 	/* exited processes whose mm a still open userfaultfd holds */
 	{
@@ -470,6 +491,31 @@ void mmf_dump(FILE *out, struct mmf_state *s)
 }
 
 const struct prog_opdesc mmf_ops[MMF_NOPS] = {MMF_OPDESCS};
+
+/* replay -v: each operation with what the model returned */
+static void trace_result(const struct prog_op *op, int64_t result)
+{
+	static const struct prog_desc d = {.target = "fuzz_mm", .nops = MMF_NOPS, .ops = mmf_ops};
+	static const struct {
+		int err;
+		const char *name;
+	} names[] = {{EINVAL, "EINVAL"}, {ENOMEM, "ENOMEM"}, {EEXIST, "EEXIST"},
+		     {ESRCH, "ESRCH"},	 {EBUSY, "EBUSY"},   {EPERM, "EPERM"},
+		     {EBADF, "EBADF"},	 {EFAULT, "EFAULT"}, {EAGAIN, "EAGAIN"}};
+	const char *name = NULL;
+
+	fputs("  ", prog_trace);
+	prog_print_op(prog_trace, &d, op);
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (result == -names[i].err)
+			name = names[i].name;
+	if (name)
+		fprintf(prog_trace, "  = -%s\n", name);
+	else if (result < 0)
+		fprintf(prog_trace, "  = %" PRId64 "\n", result);
+	else
+		fprintf(prog_trace, "  = %#" PRIx64 "\n", (uint64_t)result);
+}
 
 void mmf_run_op(struct mmf_state *s, const struct prog_op *op)
 {
@@ -552,11 +598,17 @@ void mmf_run_op(struct mmf_state *s, const struct prog_op *op)
 		c.op = MMF_ROLLUP;
 		c.reader = op->arg[1];
 		break;
+	case MMF_OP_MAP_LIMIT:
+		c.op = MMF_MAP_LIMIT;
+		c.limit = op->arg[1];
+		break;
 	}
 	exec_arm(op);
 	mmf_call(s, p, mm, &c);
 	exec_disarm();
 	mmf_put(s, mm);
+	if (prog_trace)
+		trace_result(op, c.result);
 }
 
 static void check_cb(void *arg)

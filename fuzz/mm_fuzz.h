@@ -59,6 +59,7 @@ enum mmf_op {
 	MMF_EXIT,
 	MMF_ROLLUP,
 	MMF_UPROBE,
+	MMF_MAP_LIMIT,
 };
 
 /* A call with its arguments resolved: what the model and a real process run. */
@@ -72,6 +73,7 @@ struct mmf_call {
 	uint8_t modes;		    /* userfaultfd register modes, or create features */
 	uint8_t algo, policy, diff; /* fork */
 	uint8_t reader;		    /* rollup: enum rollup_reader */
+	uint8_t limit;		    /* map_limit: VMAs allowed above the count */
 	int64_t result;		    /* what the model returned */
 };
 
@@ -113,6 +115,7 @@ enum {
 	MMF_OP_ROLLUP,
 	MMF_OP_UPROBE,
 	MMF_OP_DELAY,
+	MMF_OP_MAP_LIMIT,
 	MMF_NOPS
 };
 
@@ -158,7 +161,8 @@ enum {
 			  3,                                                                       \
 			  {MMF_F_PROC, MMF_F_RANGE, {FK_CHOICE, NULL, 0, mmf_access_names}}},      \
 	[MMF_OP_UFFD_CREATE] = {"uffd_create",                                                     \
-				"open a userfaultfd on the process (fork: with the fork event)",   \
+				"open a userfaultfd on the process (fork: with the fork event) "   \
+				"in its lowest free fd slot h<k>; the result is k",                \
 				2,                                                                 \
 				{MMF_F_PROC, {FK_CHOICE, NULL, 0, mmf_uffd_feature_names}}},       \
 	[MMF_OP_UFFD_REGISTER] =                                                                   \
@@ -204,7 +208,12 @@ enum {
 			  "the thread works apart for n<k> scheduling points (k+1 with k = 0: "    \
 			  "one), shifting its later operations against the other threads'",        \
 			  1,                                                                       \
-			  {{FK_U8, "n", 0, NULL}}},
+			  {{FK_U8, "n", 0, NULL}}},                                                \
+	[MMF_OP_MAP_LIMIT] = {"map_limit",                                                         \
+			      "set vm.max_map_count to the process's VMA count plus n<k>; the "    \
+			      "model keeps the limit per process and a fork passes it on",         \
+			      2,                                                                   \
+			      {MMF_F_PROC, {FK_U8, "n", 0, NULL}}},
 
 extern const struct prog_opdesc mmf_ops[MMF_NOPS];
 

@@ -132,6 +132,9 @@ unsigned field_width(const struct prog_field *f);
 /* Text form. Print one operation (no newline), a whole program, or with a
  * marker "=>" at step @mark (-1: none). */
 void prog_print_op(FILE *out, const struct prog_desc *d, const struct prog_op *op);
+/* Where targets print each operation's result as they run it (replay -v);
+ * NULL, the default and always under a fuzzing engine: nowhere. */
+extern FILE *prog_trace;
 void prog_print(FILE *out, const struct prog_desc *d, const struct prog *p, int mark);
 
 /*

@@ -73,6 +73,8 @@ static void print_field(FILE *out, const struct prog_field *f, const uint8_t *b)
 	}
 }
 
+FILE *prog_trace;
+
 void prog_print_op(FILE *out, const struct prog_desc *d, const struct prog_op *op)
 {
 	const struct prog_opdesc *od = &d->ops[op->code];

@@ -1,5 +1,6 @@
 /* Replaying inputs without an engine (replay.h). */
 #include "replay.h"
+#include "prog.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -96,7 +97,9 @@ static int replay_one(const struct fuzz_target *t, const char *path, bool verbos
 		return 2;
 	if (verbose)
 		fprintf(stderr, "replay %s (%zu bytes)\n", path, size);
+	prog_trace = verbose ? stderr : NULL;
 	t->run(data, size);
+	prog_trace = NULL;
 	free(data);
 	return 0;
 }

@@ -70,6 +70,7 @@
 	X(UFFD_FLAGS_CTX, "a VMA has userfaultfd flags exactly when it has a context")             \
 	X(UFFD_CTX_REFCOUNT, "a context's refcount is 1 while open plus its fork contexts")        \
 	X(UFFD_RELEASED_CTX, "no VMA points to a released or foreign context")                     \
+	X(UFFD_FORK_CTX_LEFT, "no fork context outlives its fork, failed or not")                  \
 	/* fork family (fork.c) */                                                                 \
 	X(FORK_CHILD_DIFFERS, "the child's VMAs are the parent's minus VM_DONTCOPY")               \
 	X(FORK_WIPE_NOT_EMPTY, "a wipe-on-fork VMA of the child has no pages and no anon_vma")     \

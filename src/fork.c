@@ -257,7 +257,9 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 	uffd->n = 0;
 	if (!child)
 		return -ENOMEM;
-	child->users = 1; /* the new process's, as mm_alloc gives it */
+	/* the new process's user, as mm_alloc gives it; one sysctl for both */
+	child->users = 1;
+	child->max_map_count = parent->max_map_count;
 	mmap_write_lock(&parent->lock);
 	if (o->check)
 		mm_snapshot_take(parent, &before);
@@ -278,8 +280,10 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 		/* the same fork by the other algorithm must build the same child */
 		struct mm *other = mm_create(child_id, parent->mmap_min, parent->mmap_max);
 
-		if (other)
+		if (other) {
 			other->users = 1;
+			other->max_map_count = parent->max_map_count;
+		}
 
 		if (other && !build_child(parent, other,
 					  o->algo == FORK_TREE_DUP ? FORK_APPEND : FORK_TREE_DUP, o,

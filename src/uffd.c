@@ -6,6 +6,7 @@
 #include "vma_internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 
 static unsigned uffd_ids;
 
@@ -232,4 +233,14 @@ bool uffd_validate(struct mm *mm)
 					v->id, mm->id);
 	}
 	return ok;
+}
+
+bool uffd_check_no_fork_ctx(void)
+{
+	uint64_t left = alloc_live(AK_UFFD_FORK_CTX);
+
+	if (!left)
+		return true;
+	return check_fail(CK_UFFD_FORK_CTX_LEFT, "%" PRIu64 " fork context(s) outlive their fork",
+			  left);
 }

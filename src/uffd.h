@@ -55,5 +55,7 @@ void uffd_discard(struct uffd_ctx *ctx);
 
 /* The userfaultfd family over @mm and its open contexts. */
 bool uffd_validate(struct mm *mm);
+/* No fork is in flight: every fork context was completed or released. */
+bool uffd_check_no_fork_ctx(void);
 
 #endif

@@ -28,7 +28,11 @@ void vma_remove(struct vma *v)
 	vma_free(v);
 }
 
-int vma_split(struct vma *v, uint64_t addr, bool new_below)
+/*
+ * Split without the map count limit, as munmap splits (__split_vma): it may
+ * leave one VMA above the limit for a moment, to free what it unmaps.
+ */
+static int vma_split_unlimited(struct vma *v, uint64_t addr, bool new_below)
 {
 	struct mm *mm = v->mm;
 	uint64_t shift = (addr - v->start) >> PAGE_SHIFT;
@@ -36,8 +40,6 @@ int vma_split(struct vma *v, uint64_t addr, bool new_below)
 	int err;
 
 	MODEL_ASSERT(addr > v->start && addr < v->end && !(addr & ~PAGE_MASK));
-	if (mm->map_count >= mm->max_map_count)
-		return -ENOMEM;
 	n = vma_dup(v);
 	if (!n)
 		return -ENOMEM;
@@ -72,6 +74,14 @@ free:
 	vma_lock_destroy(&n->lock);
 	model_free(AK_VMA, n);
 	return err;
+}
+
+/* split_vma: mprotect, madvise and userfaultfd refuse a split at the limit. */
+int vma_split(struct vma *v, uint64_t addr, bool new_below)
+{
+	if (v->mm->map_count >= v->mm->max_map_count)
+		return -ENOMEM;
+	return vma_split_unlimited(v, addr, new_below);
 }
 
 /* is_mergeable_anon_vma: equal, or one side has none and @v's chain is single. */
@@ -306,13 +316,13 @@ int do_munmap(struct mm *mm, uint64_t start, uint64_t end)
 		/* splitting a VMA in the middle needs room for one more */
 		if (v->end > end && mm->map_count >= mm->max_map_count)
 			return -ENOMEM;
-		err = vma_split(v, start, true);
+		err = vma_split_unlimited(v, start, true);
 		if (err)
 			return err;
 	}
 	last = mm_vma_at(mm, end - 1);
 	if (last && last->end > end) {
-		err = vma_split(last, end, true);
+		err = vma_split_unlimited(last, end, true);
 		if (err)
 			return err;
 	}
@@ -398,6 +408,11 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 	if (fixed && addr + len < addr)
 		return -ENOMEM;
 	mmap_write_lock(&mm->lock);
+	/*
+	 * do_mmap's "too many mappings": '>', so a map at the limit still
+	 * succeeds and leaves one above it, as this machine's kernel (6.18)
+	 * does; a 2025 patch makes it '>='.
+	 */
 	if (mm->map_count > mm->max_map_count) {
 		err = -ENOMEM;
 		goto out;
@@ -447,10 +462,6 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 	err = do_munmap(mm, m.start, m.end);
 	if (err)
 		goto put;
-	if (mm->map_count >= mm->max_map_count) {
-		err = -ENOMEM;
-		goto put;
-	}
 	v = merge_new_range(mm, &m, &err);
 	if (err)
 		goto put;

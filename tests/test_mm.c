@@ -187,6 +187,47 @@ static bool test_munmap_and_mmap_errors(void)
 	return teardown();
 }
 
+/*
+ * The map count limit where this machine's kernel (6.18) puts it, found by
+ * filling a real process to vm.max_map_count: mmap refuses only above the
+ * limit (so one map at it succeeds), splits by mprotect, madvise and a hole
+ * punched by munmap refuse at it, and munmap of a VMA's head or tail never
+ * does.
+ */
+static bool test_max_map_count(void)
+{
+	ASSERT(setup());
+	ASSERT_EQ(mm->max_map_count, 65530);
+	ASSERT_EQ(map(0x10, 8, PROT_READ, PRIV_ANON), A(0x10));
+	ASSERT_EQ(map(0x1a, 1, PROT_READ, PRIV_ANON), A(0x1a));
+	mm->max_map_count = mm->map_count;
+
+	/* at the limit: a split is refused, a new map is not */
+	ASSERT_EQ(mm_mprotect(mm, A(0x10), P(1), RW), -ENOMEM);
+	ASSERT_EQ(mm_madvise(mm, A(0x10), P(1), MADV_DONTFORK), -ENOMEM);
+	ASSERT_EQ(mm_munmap(mm, A(0x12), P(1)), -ENOMEM);
+	ASSERT_EQ(map(0x30, 1, PROT_READ, PRIV_ANON), A(0x30));
+	ASSERT_EQ(mm->map_count, mm->max_map_count + 1);
+
+	/* above it: every mmap is refused, even one that would merge or replace */
+	ASSERT_EQ(map(0x18, 1, PROT_READ, PRIV_ANON), -ENOMEM);
+	ASSERT_EQ(map(0x1a, 1, RW, PRIV_ANON), -ENOMEM);
+	ASSERT_EQ(mm_mprotect(mm, A(0x10), P(1), RW), -ENOMEM);
+	ASSERT_EQ(mm_munmap(mm, A(0x12), P(1)), -ENOMEM);
+	/* munmap of a tail or a head splits anyway */
+	ASSERT_EQ(mm_munmap(mm, A(0x17), P(1)), 0);
+	ASSERT_EQ(mm_munmap(mm, A(0x10), P(1)), 0);
+	ASSERT_EQ(mm->map_count, mm->max_map_count + 1);
+	ASSERT(mm_vma_at(mm, A(0x11))->start == A(0x11) && mm_vma_at(mm, A(0x11))->end == A(0x17));
+
+	/* back under it, all works again */
+	ASSERT_EQ(mm_munmap(mm, A(0x30), P(1)), 0);
+	ASSERT_EQ(mm_munmap(mm, A(0x1a), P(1)), 0);
+	ASSERT_EQ(mm_mprotect(mm, A(0x11), P(1), RW), 0);
+	ASSERT_EQ(mm->map_count, 2);
+	return teardown();
+}
+
 /* ---- every invariant fires on a state broken by hand ---------------------- */
 
 static bool fires(enum check_id id)
@@ -373,6 +414,66 @@ static bool test_anon_and_page_checks_fire(void)
 	return teardown();
 }
 
+/* How many kinds' live counts differ from what @mm reaches (memory family). */
+static unsigned live_mismatches(void)
+{
+	static const enum alloc_kind kinds[] = {AK_VMA,	 AK_ANON_VMA, AK_AVC,
+						AK_PAGE, AK_PGTABLE,  AK_MT_NODE};
+	struct mm_reach r;
+	unsigned n;
+
+	rcu_barrier(); /* what waits for a grace period is gone */
+	mm_reachable(&mm, 1, NULL, 0, &r);
+	const uint64_t reach[] = {r.vmas, r.anon_vmas, r.avcs, r.pages, r.pgtables, r.nodes};
+
+	check_clear();
+	check_set_mode(CHECK_COLLECT);
+	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		mem_check_live(kinds[k], reach[k]);
+	check_set_mode(CHECK_ABORT);
+	n = check_count(CK_MEM_LIVE_MISMATCH);
+	check_clear();
+	return n;
+}
+
+static bool test_memory_checks_fire(void)
+{
+	static const enum alloc_kind kinds[] = {AK_VMA,	 AK_ANON_VMA, AK_AVC,
+						AK_PAGE, AK_PGTABLE,  AK_MT_NODE};
+	struct mm_reach r;
+	struct vma *v;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 8, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(map(0x20, 4, PROT_READ, PRIV_ANON), A(0x20));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(3), true), 0);
+	rcu_barrier();
+	mm_reachable(&mm, 1, NULL, 0, &r);
+	ASSERT_EQ(r.vmas, 2);
+	ASSERT_EQ(r.anon_vmas, 1);
+	ASSERT_EQ(r.avcs, 1);
+	ASSERT_EQ(r.pages, 3);
+	ASSERT(r.pgtables > 0 && r.nodes > 0);
+	ASSERT_EQ(live_mismatches(), 0);
+
+	/* one object of each kind that nothing references */
+	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		void *stray = model_alloc(kinds[k], 64);
+
+		ASSERT(stray);
+		ASSERT_EQ(live_mismatches(), 1);
+		model_free(kinds[k], stray);
+	}
+	/* a VMA dropped from the tree but never freed: it, its chain entry
+	 * and its pages are alive and unreachable */
+	v = mm_vma_at(mm, A(0x10));
+	ASSERT_EQ(mt_store_range(&mm->mt, v->start, v->end - 1, NULL), 0);
+	ASSERT(live_mismatches() >= 3);
+	ASSERT_EQ(mt_store_range(&mm->mt, v->start, v->end - 1, v), 0);
+	ASSERT_EQ(live_mismatches(), 0);
+	return teardown();
+}
+
 static bool test_userfaultfd(void)
 {
 	struct uffd_ctx *a, *b;
@@ -418,6 +519,23 @@ static bool test_userfaultfd(void)
 		mm->uffd_ctxs = gone;
 	}
 	uffd_put(b);
+	{
+		/* a fork context that outlives its fork, as a failed fork that
+		 * forgot to release it would leave */
+		void *fc;
+
+		ASSERT(uffd_check_no_fork_ctx());
+		fc = model_alloc(AK_UFFD_FORK_CTX, 16);
+		ASSERT(fc);
+		check_clear();
+		check_set_mode(CHECK_COLLECT);
+		uffd_check_no_fork_ctx();
+		check_set_mode(CHECK_ABORT);
+		ASSERT_EQ(check_count(CK_UFFD_FORK_CTX_LEFT), 1);
+		check_clear();
+		model_free(AK_UFFD_FORK_CTX, fc);
+		ASSERT(uffd_check_no_fork_ctx());
+	}
 	return teardown();
 }
 
@@ -430,8 +548,10 @@ int main(void)
 	TEST(test_faults_and_resident_pages);
 	TEST(test_madvise_rules);
 	TEST(test_munmap_and_mmap_errors);
+	TEST(test_max_map_count);
 	TEST(test_vma_checks_fire);
 	TEST(test_anon_and_page_checks_fire);
+	TEST(test_memory_checks_fire);
 	TEST(test_userfaultfd);
 	return test_summary();
 }

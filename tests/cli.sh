@@ -76,4 +76,20 @@ expect 0 'inputs replayed, none failed' "$V" replay --in-process fuzz_mtree corp
 expect 0 'usage' "$OUT/replay/fuzz_mtree" --help
 expect 2 'usage' "$OUT/replay/fuzz_mtree"
 
+# replay -v: every operation with the model's result, in both drivers; the
+# map-limit seed shows where vm.max_map_count bites, the userfaultfd seed
+# that a second context takes the next fd slot
+for how in "" --in-process; do
+	expect 0 'mprotect p0 @0x10:1 r,w  = -ENOMEM' "$V" replay $how -v fuzz_mm corpus/fuzz_mm/map_limit.txt
+	grep -q 'mmap p0 @0x30:1 r private f0 fixed  = 0x200000030000' "$T/out" && ok ||
+		bad "replay $how -v: the map at the limit did not succeed"
+	grep -q 'mmap p0 @0x18:1 r private f0 fixed  = -ENOMEM' "$T/out" && ok ||
+		bad "replay $how -v: a map above the limit was not refused"
+	grep -q 'munmap p0 @0x17:1  = 0' "$T/out" && ok || bad "replay $how -v: munmap of a tail refused"
+	expect 0 'uffd_create p0 nofork  = 0x1' "$V" replay $how -v fuzz_mm corpus/fuzz_mm/userfaultfd.txt
+done
+# without -v, nothing per operation
+expect 0 'inputs replayed' "$V" replay fuzz_mm corpus/fuzz_mm/map_limit.txt
+grep -q ' = ' "$T/out" && bad "replay without -v printed results" || ok
+
 finish

@@ -53,29 +53,16 @@ static void avc_link(struct avc *c, struct vma *v, struct anon_vma *av)
 {
 	c->vma = v;
 	c->av = av;
-	c->first = v->pgoff;
-	c->last = v->pgoff + vma_pages(v) - 1;
 	c->vma_next = v->chain;
 	v->chain = c;
-	c->av_prev = NULL;
-	c->av_next = av->head;
-	if (av->head)
-		av->head->av_prev = c;
-	av->head = c;
+	itree_insert(&av->avcs, &c->av_node, v->pgoff, v->pgoff + vma_pages(v) - 1, v->id);
 }
 
-/* Remove @c from its anon_vma's list; true if the list became empty. */
+/* Remove @c from its anon_vma's tree; true if the tree became empty. */
 static bool avc_unlink_av(struct avc *c)
 {
-	struct anon_vma *av = c->av;
-
-	if (c->av_prev)
-		c->av_prev->av_next = c->av_next;
-	else
-		av->head = c->av_next;
-	if (c->av_next)
-		c->av_next->av_prev = c->av_prev;
-	return av->head == NULL;
+	itree_remove(&c->av->avcs, &c->av_node);
+	return c->av->avcs.count == 0;
 }
 
 /*
@@ -312,7 +299,8 @@ void unlink_anon_vmas(struct vma *v)
 void anon_vma_interval_update(struct vma *v)
 {
 	for (struct avc *c = v->chain; c; c = c->vma_next) {
-		c->first = v->pgoff;
-		c->last = v->pgoff + vma_pages(v) - 1;
+		itree_remove(&c->av->avcs, &c->av_node);
+		itree_insert(&c->av->avcs, &c->av_node, v->pgoff, v->pgoff + vma_pages(v) - 1,
+			     v->id);
 	}
 }

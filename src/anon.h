@@ -21,17 +21,18 @@
 struct avc {
 	struct vma *vma;
 	struct anon_vma *av;
-	struct avc *vma_next;	       /* the VMA's chain, newest first */
-	struct avc *av_prev, *av_next; /* the anon_vma's list */
-	uint64_t first, last;	       /* cached pgoff interval of the VMA */
+	struct avc *vma_next;	   /* the VMA's chain, newest first */
+	struct itree_node av_node; /* in av->avcs: the VMA's pgoff interval */
 };
+
+#define avc_of(n) itree_entry(n, struct avc, av_node)
 
 struct anon_vma {
 	struct anon_vma *root, *parent;
 	int refcount;
 	int num_children;
 	int num_active_vmas;
-	struct avc *head;
+	struct itree avcs; /* its chain entries (the kernel's rb_root) */
 	unsigned id;
 	struct rwsem rwsem; /* the root's is the one taken */
 	/* validation scratch */
@@ -58,7 +59,7 @@ enum anon_policy { ANON_POLICY_CURRENT, ANON_POLICY_REUSE_MERGEABLE };
 int anon_vma_fork(struct vma *v, struct vma *pv, struct vma *pprev, enum anon_policy policy);
 /* Drop all of @v's chain; anon_vmas nothing references any more are freed. */
 void unlink_anon_vmas(struct vma *v);
-/* After @v's start, end or pgoff changed: update the cached intervals. */
+/* After @v's start, end or pgoff changed: key its chain entries again. */
 void anon_vma_interval_update(struct vma *v);
 /* The anon_vma and its root's lock. */
 void anon_vma_lock_write(struct anon_vma *av);

@@ -49,15 +49,17 @@
 	  "wipe-on-fork only on private anonymous memory; shared iff shmem/shared file")           \
 	X(VMA_PGOFF, "an anonymous private VMA's pgoff is its start page")                         \
 	X(VMA_FILE_LINK, "a file VMA is in its file's i_mmap and only live VMAs are")              \
+	X(VMA_I_MMAP_TREE, "a file's i_mmap tree is sound and keys each VMA by its pgoff range")   \
 	/* anon_vma family (mm_check.c) */                                                         \
-	X(ANON_AVC_LISTS, "every chain entry is on its VMA's chain and its anon_vma's list")       \
-	X(ANON_INTERVAL, "a chain entry caches its VMA's page-offset interval")                    \
+	X(ANON_AVC_LISTS, "every chain entry is on its VMA's chain and in its anon_vma's tree")    \
+	X(ANON_INTERVAL, "a chain entry is keyed by its VMA's page-offset interval")               \
 	X(ANON_VMA_IN_CHAIN, "a VMA's anon_vma is in its chain; a chain implies an anon_vma")      \
 	X(ANON_NUM_CHILDREN, "num_children equals the anon_vmas naming it parent")                 \
 	X(ANON_NUM_ACTIVE, "num_active_vmas equals the VMAs pointing to it")                       \
 	X(ANON_SAME_CHAIN, "VMAs that share an anon_vma have equal chain sets")                    \
 	X(ANON_ONE_MM, "the VMAs using an anon_vma as their own belong to one process")            \
 	X(ANON_REFCOUNT, "refcount is 1 while it has chain entries plus 1 per child root ref")     \
+	X(ANON_INTERVAL_TREE, "an anon_vma's tree of chain entries is sound (order, maxima, AVL)") \
 	/* page family (mm_check.c) */                                                             \
 	X(PAGE_MAPCOUNT, "a page's map count equals the entries mapping it")                       \
 	X(PAGE_REFCOUNT, "a page's reference count is its map count (+1 in a page cache)")         \

@@ -31,7 +31,7 @@ struct itree {
 	unsigned count;
 };
 
-#define itree_entry(n, type, member) ((type *)((char *)(n) - offsetof(type, member)))
+#define itree_entry(n, type, member) ((type *)((char *)(n)-offsetof(type, member)))
 
 void itree_insert(struct itree *t, struct itree_node *n, uint64_t first, uint64_t last,
 		  uint32_t tie);

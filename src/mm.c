@@ -139,14 +139,13 @@ void file_put(struct file *f)
 
 	if (--f->refcount > 0)
 		return;
-	MODEL_ASSERT(f->n_mmap == 0);
+	MODEL_ASSERT(f->i_mmap.count == 0);
 	mt_cursor_init(&c, &f->cache, 0);
 	while ((p = mt_cursor_next(&c))) {
 		MODEL_ASSERT(p->mapcount == 0 && p->refcount == 1);
 		model_free(AK_PAGE, p);
 	}
 	mt_destroy(&f->cache);
-	free(f->i_mmap);
 	rwsem_destroy(&f->i_mmap_rwsem);
 	model_free(AK_FILE, f);
 }
@@ -199,12 +198,7 @@ void vma_link_file(struct vma *v)
 	if (!f)
 		return;
 	down_write(&f->i_mmap_rwsem);
-	if (f->n_mmap == f->cap_mmap) {
-		f->cap_mmap = f->cap_mmap ? 2 * f->cap_mmap : 8;
-		f->i_mmap = realloc(f->i_mmap, f->cap_mmap * sizeof(*f->i_mmap));
-		MODEL_ASSERT(f->i_mmap != NULL);
-	}
-	f->i_mmap[f->n_mmap++] = v;
+	itree_insert(&f->i_mmap, &v->i_mmap_node, v->pgoff, v->pgoff + vma_pages(v) - 1, v->id);
 	f->refcount++;
 	up_write(&f->i_mmap_rwsem);
 }
@@ -216,13 +210,20 @@ void vma_unlink_file(struct vma *v)
 	if (!f)
 		return;
 	down_write(&f->i_mmap_rwsem);
-	for (unsigned i = 0; i < f->n_mmap; i++)
-		if (f->i_mmap[i] == v) {
-			f->i_mmap[i] = f->i_mmap[--f->n_mmap];
-			break;
-		}
+	if (itree_contains(&f->i_mmap, &v->i_mmap_node))
+		itree_remove(&f->i_mmap, &v->i_mmap_node);
 	up_write(&f->i_mmap_rwsem);
 	file_put(f);
+}
+
+void vma_file_interval_update(struct vma *v)
+{
+	struct file *f = v->file;
+
+	if (!f || !itree_contains(&f->i_mmap, &v->i_mmap_node))
+		return;
+	itree_remove(&f->i_mmap, &v->i_mmap_node);
+	itree_insert(&f->i_mmap, &v->i_mmap_node, v->pgoff, v->pgoff + vma_pages(v) - 1, v->id);
 }
 
 struct vma *mm_find_vma(struct mm *mm, uint64_t addr)

@@ -21,6 +21,7 @@
 #ifndef VMAFUZZ_MM_H
 #define VMAFUZZ_MM_H
 
+#include "itree.h"
 #include "mtree.h"
 #include "sync.h"
 
@@ -79,8 +80,7 @@ struct file {
 	bool shmem;   /* backs a shared anonymous mapping */
 	int refcount; /* VMAs mapping it, plus one for its owner */
 	struct mtree cache;
-	struct vma **i_mmap; /* VMAs mapping it (i_mmap) */
-	unsigned n_mmap, cap_mmap;
+	struct itree i_mmap; /* VMAs mapping it, by their pgoff interval */
 	struct rwsem i_mmap_rwsem;
 	unsigned scan_gen; /* validation scratch */
 };
@@ -95,7 +95,8 @@ struct vma {
 	struct avc *chain; /* this VMA's anon_vma_chain entries */
 	struct uffd_ctx *uffd;
 	struct vma_lock lock;
-	unsigned id; /* creation number, for reports */
+	unsigned id;		       /* creation number, for reports */
+	struct itree_node i_mmap_node; /* in file->i_mmap: [pgoff, last page's pgoff] */
 };
 
 struct mm {

@@ -46,13 +46,25 @@ static bool check_vma(struct mm *mm, struct vma *v, const struct mt_range *r)
 		    check_fail(CK_VMA_PGOFF, "anonymous vma#%u at %#" PRIx64 " has pgoff %#" PRIx64,
 			       v->id, v->start, v->pgoff);
 	if (v->file) {
-		bool found = false;
+		struct file *f = v->file;
+		const struct itree_node *n = &v->i_mmap_node;
+		const char *why;
 
-		for (unsigned i = 0; i < v->file->n_mmap; i++)
-			found |= v->file->i_mmap[i] == v;
-		if (!found)
+		/* the tree once a scan, then where this VMA is in it */
+		if (f->scan_gen != scan_gen + 2) {
+			f->scan_gen = scan_gen + 2;
+			if ((why = itree_validate(&f->i_mmap)))
+				ok = check_fail(CK_VMA_I_MMAP_TREE, "file%u's i_mmap: %s", f->id,
+						why);
+		}
+		if (!itree_contains(&f->i_mmap, n))
 			ok = check_fail(CK_VMA_FILE_LINK, "vma#%u is not in file%u's i_mmap", v->id,
-					v->file->id);
+					f->id);
+		else if (n->first != v->pgoff || n->last != v->pgoff + vma_pages(v) - 1)
+			ok = check_fail(CK_VMA_I_MMAP_TREE,
+					"vma#%u pgoff %#" PRIx64 "+%" PRIu64 " is keyed [%#" PRIx64
+					", %#" PRIx64 "] in file%u's i_mmap",
+					v->id, v->pgoff, vma_pages(v), n->first, n->last, f->id);
 	}
 	return ok;
 }
@@ -65,20 +77,19 @@ static bool check_chain(struct vma *v)
 		ok = check_fail(CK_ANON_VMA_IN_CHAIN, "vma#%u has a chain but no anon_vma", v->id);
 	for (struct avc *c = v->chain; c; c = c->vma_next) {
 		struct anon_vma *av = c->av;
-		bool listed = false;
+		bool listed = itree_contains(&av->avcs, &c->av_node);
 
 		own |= av == v->anon_vma;
-		for (struct avc *x = av->head; x && !listed; x = x->av_next)
-			listed = x == c;
 		if (c->vma != v || !listed)
 			ok = check_fail(
 			    CK_ANON_AVC_LISTS, "a chain entry of vma#%u (anon_vma#%u) is %s", v->id,
-			    av->id, c->vma != v ? "another VMA's" : "not on the anon_vma's list");
-		if (c->first != v->pgoff || c->last != v->pgoff + vma_pages(v) - 1)
+			    av->id, c->vma != v ? "another VMA's" : "not in the anon_vma's tree");
+		if (c->av_node.first != v->pgoff || c->av_node.last != v->pgoff + vma_pages(v) - 1)
 			ok = check_fail(CK_ANON_INTERVAL,
-					"vma#%u pgoff %#" PRIx64 "+%" PRIu64 " caches [%#" PRIx64
+					"vma#%u pgoff %#" PRIx64 "+%" PRIu64 " is keyed [%#" PRIx64
 					", %#" PRIx64 "] in anon_vma#%u",
-					v->id, v->pgoff, vma_pages(v), c->first, c->last, av->id);
+					v->id, v->pgoff, vma_pages(v), c->av_node.first,
+					c->av_node.last, av->id);
 	}
 	if (v->anon_vma && !own)
 		ok = check_fail(CK_ANON_VMA_IN_CHAIN, "vma#%u's anon_vma#%u is not in its chain",
@@ -288,13 +299,14 @@ static bool check_anon_counts(void)
 	FOR_EACH_SEEN(v)
 	for (struct avc *a = v->chain; a; a = a->vma_next) {
 		struct anon_vma *av = a->av;
-		int listed = 0;
+		int listed = (int)av->avcs.count;
+		const char *why;
 
 		if (av->scan_checked == scan_gen)
 			continue;
 		av->scan_checked = scan_gen;
-		for (struct avc *x = av->head; x; x = x->av_next)
-			listed++;
+		if ((why = itree_validate(&av->avcs)))
+			ok = check_fail(CK_ANON_INTERVAL_TREE, "anon_vma#%u: %s", av->id, why);
 		if (listed != av->scan_avcs)
 			ok = check_fail(CK_ANON_AVC_LISTS,
 					"anon_vma#%u lists %d chain entries, VMAs hold %d", av->id,

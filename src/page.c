@@ -386,21 +386,29 @@ void free_pgtables(struct mm *mm)
 	mt_destroy(&mm->ptes);
 }
 
+struct rmap_walk {
+	struct page *page;
+	int found;
+};
+
+/* One chain entry whose interval holds the page's index: does its VMA map it? */
+static bool rmap_one(struct itree_node *n, void *arg)
+{
+	struct rmap_walk *w = arg;
+	struct vma *v = avc_of(n)->vma;
+	uint64_t addr = v->start + ((w->page->index - v->pgoff) << PAGE_SHIFT);
+
+	if (addr >= v->start && addr < v->end && pte_page(mm_pte(v->mm, addr)) == w->page)
+		w->found++;
+	return true;
+}
+
 int rmap_count(struct page *p)
 {
-	int n = 0;
+	struct rmap_walk w = {p, 0};
 
 	if (!p->anon_vma)
 		return -1;
-	for (struct avc *c = p->anon_vma->head; c; c = c->av_next) {
-		struct vma *v = c->vma;
-		uint64_t addr;
-
-		if (p->index < c->first || p->index > c->last)
-			continue;
-		addr = v->start + ((p->index - v->pgoff) << PAGE_SHIFT);
-		if (addr >= v->start && addr < v->end && pte_page(mm_pte(v->mm, addr)) == p)
-			n++;
-	}
-	return n;
+	itree_visit(&p->anon_vma->avcs, p->index, p->index, rmap_one, &w);
+	return w.found;
 }

@@ -16,27 +16,41 @@ struct map_info {
 	uint64_t addr;
 };
 
-/* build_map_info: the private mappings of the page, one per mm */
+struct collect {
+	uint64_t pgoff;
+	struct map_info *info;
+	unsigned n;
+};
+
+/* A VMA of the file mapping the page: note its mm once, if private. */
+static bool collect_one(struct itree_node *node, void *arg)
+{
+	struct collect *c = arg;
+	struct vma *v = itree_entry(node, struct vma, i_mmap_node);
+	bool dup = false;
+
+	if (v->flags & VM_SHARED)
+		return true;
+	for (unsigned k = 0; k < c->n; k++)
+		dup |= c->info[k].mm == v->mm;
+	if (dup || v->mm->users == 0) /* mmget_not_zero */
+		return true;
+	v->mm->users++;
+	c->info[c->n++] =
+	    (struct map_info){v->mm, v->start + ((c->pgoff - v->pgoff) << PAGE_SHIFT)};
+	return c->n < UPROBE_MAX_MMS;
+}
+
+/* build_map_info: the private mappings of the page, one per mm, found in
+ * the file's i_mmap by the page's offset */
 static unsigned collect(struct file *f, uint64_t pgoff, struct map_info *info)
 {
-	unsigned n = 0;
+	struct collect c = {pgoff, info, 0};
 
 	down_read(&f->i_mmap_rwsem);
-	for (unsigned i = 0; i < f->n_mmap && n < UPROBE_MAX_MMS; i++) {
-		struct vma *v = f->i_mmap[i];
-		bool dup = false;
-
-		if ((v->flags & VM_SHARED) || pgoff < v->pgoff || pgoff >= v->pgoff + vma_pages(v))
-			continue;
-		for (unsigned k = 0; k < n; k++)
-			dup |= info[k].mm == v->mm;
-		if (dup || v->mm->users == 0) /* mmget_not_zero */
-			continue;
-		v->mm->users++;
-		info[n++] = (struct map_info){v->mm, v->start + ((pgoff - v->pgoff) << PAGE_SHIFT)};
-	}
+	itree_visit(&f->i_mmap, pgoff, pgoff, collect_one, &c);
 	up_read(&f->i_mmap_rwsem);
-	return n;
+	return c.n;
 }
 
 int uprobe_register(struct file *f, uint64_t pgoff)

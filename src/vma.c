@@ -28,6 +28,14 @@ void vma_remove(struct vma *v)
 	vma_free(v);
 }
 
+/* @v's bounds or pgoff changed: key it again in its anon_vmas' trees and in
+ * its file's i_mmap, as vma_prepare and vma_complete's updates do. */
+static void vma_intervals_update(struct vma *v)
+{
+	anon_vma_interval_update(v);
+	vma_file_interval_update(v);
+}
+
 /*
  * Split without the map count limit, as munmap splits (__split_vma): it may
  * leave one VMA above the limit for a moment, to free what it unmaps.
@@ -66,7 +74,7 @@ static int vma_split_unlimited(struct vma *v, uint64_t addr, bool new_below)
 	} else {
 		v->end = addr;
 	}
-	anon_vma_interval_update(v);
+	vma_intervals_update(v);
 	vma_link_file(n);
 	mm->map_count++;
 	return 0;
@@ -182,7 +190,7 @@ static int expand(struct vma *v, uint64_t start, uint64_t end)
 		return err;
 	}
 	v->flags |= VM_SOFTDIRTY;
-	anon_vma_interval_update(v);
+	vma_intervals_update(v);
 	return 0;
 }
 
@@ -268,7 +276,7 @@ int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, stru
 			if (!err) {
 				v->pgoff += (end - v->start) >> PAGE_SHIFT;
 				v->start = end;
-				anon_vma_interval_update(v);
+				vma_intervals_update(v);
 			}
 		}
 		*result = prev;
@@ -289,7 +297,7 @@ int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, stru
 			if (err)
 				v->end = end;
 			else
-				anon_vma_interval_update(v);
+				vma_intervals_update(v);
 		}
 		*result = next;
 		return err;

@@ -23,6 +23,9 @@ struct vma *vma_dup(const struct vma *v);
 void vma_free(struct vma *v);
 void vma_link_file(struct vma *v);
 void vma_unlink_file(struct vma *v);
+/* @v's interval changed: key it again in its file's i_mmap (no lock taken:
+ * the update has no scheduling point, so no walk sees it half done). */
+void vma_file_interval_update(struct vma *v);
 
 /* Split @v at @addr; the new VMA takes the lower part if @new_below. */
 int vma_split(struct vma *v, uint64_t addr, bool new_below);

@@ -39,8 +39,8 @@ static bool collect(struct itree_node *n, void *arg)
 	struct query *q = arg;
 	unsigned i = (unsigned)(n - nodes);
 
-	if (q->n && (n->first < q->prev_first ||
-		     (n->first == q->prev_first && n->tie <= q->prev_tie)))
+	if (q->n &&
+	    (n->first < q->prev_first || (n->first == q->prev_first && n->tie <= q->prev_tie)))
 		q->ordered = false;
 	q->prev_first = n->first;
 	q->prev_tie = n->tie;

@@ -291,11 +291,24 @@ static bool test_vma_checks_fire(void)
 	v->pgoff--;
 
 	{
-		struct file *f = mm_vma_at(mm, A(0x20))->file;
+		struct vma *s = mm_vma_at(mm, A(0x20));
+		struct file *f = s->file;
+		struct itree_node *n = &s->i_mmap_node;
+		uint64_t first = n->first, last = n->last;
 
-		f->n_mmap--;
+		/* out of its file's i_mmap */
+		itree_remove(&f->i_mmap, n);
 		ASSERT(fires(CK_VMA_FILE_LINK));
-		f->n_mmap++;
+		/* in it, under the wrong interval */
+		itree_insert(&f->i_mmap, n, first, last + 1, s->id);
+		ASSERT(fires(CK_VMA_I_MMAP_TREE));
+		itree_remove(&f->i_mmap, n);
+		itree_insert(&f->i_mmap, n, first, last, s->id);
+		/* the tree itself damaged */
+		f->i_mmap.root->max_last++;
+		ASSERT(fires(CK_VMA_I_MMAP_TREE));
+		f->i_mmap.root->max_last--;
+		ASSERT(mm_validate(mm));
 	}
 	/* a zero entry in the tree, over a hole */
 	ASSERT_EQ(mt_store_range(&mm->mt, A(0x40), A(0x41) - 1, MT_ZERO_ENTRY), 0);
@@ -333,9 +346,16 @@ static bool test_anon_and_page_checks_fire(void)
 	c = v->chain;
 	ASSERT(mm_validate(mm));
 
-	c->last++;
+	/* keyed by a stale interval, as a missed pre/post update leaves it */
+	itree_remove(&c->av->avcs, &c->av_node);
+	itree_insert(&c->av->avcs, &c->av_node, v->pgoff, v->pgoff + vma_pages(v), v->id);
 	ASSERT(fires(CK_ANON_INTERVAL));
-	c->last--;
+	anon_vma_interval_update(v);
+	ASSERT(mm_validate(mm));
+
+	c->av->avcs.root->height++;
+	ASSERT(fires(CK_ANON_INTERVAL_TREE));
+	c->av->avcs.root->height--;
 
 	v->anon_vma->num_active_vmas++;
 	ASSERT(fires(CK_ANON_NUM_ACTIVE));
@@ -349,15 +369,10 @@ static bool test_anon_and_page_checks_fire(void)
 	ASSERT(fires(CK_ANON_REFCOUNT));
 	v->anon_vma->refcount--;
 
-	/* the chain entry off its anon_vma's list */
-	{
-		struct anon_vma *av = c->av;
-		struct avc *head = av->head;
-
-		av->head = c->av_next;
-		ASSERT(fires(CK_ANON_AVC_LISTS));
-		av->head = head;
-	}
+	/* the chain entry out of its anon_vma's tree */
+	itree_remove(&c->av->avcs, &c->av_node);
+	ASSERT(fires(CK_ANON_AVC_LISTS));
+	itree_insert(&c->av->avcs, &c->av_node, v->pgoff, v->pgoff + vma_pages(v) - 1, v->id);
 	/* w points at v's anon_vma but keeps its own chain */
 	{
 		struct anon_vma *own = w->anon_vma;

@@ -17,6 +17,23 @@
 
 static unsigned scan_gen;
 
+/*
+ * The pages check_ptes meets, each once, for the second pass over them:
+ * cheaper than walking every page table again (the first walk is whole).
+ */
+static struct page **pages_seen;
+static size_t npages_seen, pages_seen_cap;
+
+static void page_seen(struct page *p)
+{
+	if (npages_seen == pages_seen_cap) {
+		pages_seen_cap = pages_seen_cap ? 2 * pages_seen_cap : 256;
+		pages_seen = realloc(pages_seen, pages_seen_cap * sizeof(*pages_seen));
+		MODEL_ASSERT(pages_seen != NULL);
+	}
+	pages_seen[npages_seen++] = p;
+}
+
 static bool check_vma(struct mm *mm, struct vma *v, const struct mt_range *r)
 {
 	bool ok = true;
@@ -161,8 +178,11 @@ static bool check_ptes(struct mm *mm, uint64_t *anon, uint64_t *file)
 			if (p->scan_gen != scan_gen) {
 				p->scan_gen = scan_gen;
 				p->scan_maps = 0;
+				p->scan_writable = false;
+				page_seen(p);
 			}
 			p->scan_maps++;
+			p->scan_writable |= pte_write(pte);
 			if (p->anon_vma) {
 				(*anon)++;
 				if (p->index != v->pgoff + ((addr - v->start) >> PAGE_SHIFT))
@@ -179,50 +199,34 @@ static bool check_ptes(struct mm *mm, uint64_t *anon, uint64_t *file)
 	return ok;
 }
 
-/* Second pass over the pages: counts against what the first pass saw. */
-static bool check_pages(struct mm *mm)
+/* Second pass, over the pages the first met: counts against what it saw. */
+static bool check_pages(void)
 {
-	struct mt_cursor c;
-	struct pgtable *t;
 	bool ok = true;
 
-	mt_cursor_init(&c, &mm->ptes, 0);
-	while ((t = mt_cursor_next(&c))) {
-		for (unsigned i = 0; i < PT_ENTRIES; i++) {
-			struct page *p;
-			int want_ref;
+	for (size_t k = 0; k < npages_seen; k++) {
+		struct page *p = pages_seen[k];
+		int want_ref;
 
-			if (i % PT_BLOCK == 0 && pt_block_empty(t, i)) {
-				i += PT_BLOCK - 1;
-				continue;
-			}
-			p = pte_page(t->pte[i]);
-			if (!t->pte[i] || p == &zero_page || p->scan_gen != scan_gen)
-				continue;
-			p->scan_gen = scan_gen + 1; /* once per page */
-			if (p->mapcount != p->scan_maps)
-				ok = check_fail(CK_PAGE_MAPCOUNT,
-						"page#%u map count %d, mapped %d times", p->id,
-						p->mapcount, p->scan_maps);
-			want_ref = p->scan_maps + (p->file && !p->anon_vma ? 1 : 0);
-			if (p->refcount != want_ref)
-				ok =
-				    check_fail(CK_PAGE_REFCOUNT, "page#%u refcount %d, expected %d",
-					       p->id, p->refcount, want_ref);
-			if (p->anon_vma) {
-				int found = rmap_count(p);
+		if (p->mapcount != p->scan_maps)
+			ok = check_fail(CK_PAGE_MAPCOUNT, "page#%u map count %d, mapped %d times",
+					p->id, p->mapcount, p->scan_maps);
+		want_ref = p->scan_maps + (p->file && !p->anon_vma ? 1 : 0);
+		if (p->refcount != want_ref)
+			ok = check_fail(CK_PAGE_REFCOUNT, "page#%u refcount %d, expected %d", p->id,
+					p->refcount, want_ref);
+		if (p->anon_vma) {
+			int found = rmap_count(p);
 
-				if (found != p->scan_maps)
-					ok = check_fail(
-					    CK_PAGE_RMAP,
-					    "rmap walk from page#%u (anon_vma#%u) finds %d "
-					    "of its %d mappings",
-					    p->id, p->anon_vma->id, found, p->scan_maps);
-				if (p->scan_maps > 1 && pte_write(t->pte[i]))
-					ok = check_fail(CK_PAGE_COW,
-							"page#%u is mapped %d times, once writable",
-							p->id, p->scan_maps);
-			}
+			if (found != p->scan_maps)
+				ok = check_fail(CK_PAGE_RMAP,
+						"rmap walk from page#%u (anon_vma#%u) finds %d "
+						"of its %d mappings",
+						p->id, p->anon_vma->id, found, p->scan_maps);
+			if (p->scan_maps > 1 && p->scan_writable)
+				ok = check_fail(CK_PAGE_COW,
+						"page#%u is mapped %d times, once writable", p->id,
+						p->scan_maps);
 		}
 	}
 	return ok;
@@ -344,6 +348,7 @@ bool mm_validate_all(struct mm *const *mms, unsigned n)
 
 	scan_gen += 3;
 	nseen = 0;
+	npages_seen = 0;
 	for (unsigned m = 0; m < n; m++) {
 		struct mm *mm = mms[m];
 		struct mt_cursor c;
@@ -365,7 +370,9 @@ bool mm_validate_all(struct mm *const *mms, unsigned n)
 			seen_add(v);
 			ok &= check_vma(mm, v, &c.range);
 			ok &= check_chain(v);
+			ok &= uffd_validate_vma(mm, v);
 		}
+		ok &= uffd_validate_ctxs(mm);
 		if (count != mm->map_count)
 			ok = check_fail(CK_VMA_COUNT, "mm %u: map_count %d, %d VMAs in the tree",
 					mm->id, mm->map_count, count);
@@ -376,10 +383,7 @@ bool mm_validate_all(struct mm *const *mms, unsigned n)
 					" file pages, maps %" PRIu64 " + %" PRIu64,
 					mm->id, mm->rss_anon, mm->rss_file, anon, file);
 	}
-	for (unsigned m = 0; m < n; m++) {
-		ok &= check_pages(mms[m]);
-		ok &= uffd_validate(mms[m]);
-	}
+	ok &= check_pages();
 	ok &= check_anon_counts();
 	return ok;
 }

@@ -34,6 +34,7 @@ struct page {
 	unsigned id;
 	unsigned scan_gen; /* validation scratch: the walk that counted it */
 	int scan_maps;
+	bool scan_writable; /* one of those mappings is writable */
 } __attribute__((aligned(16)));
 
 struct pgtable {

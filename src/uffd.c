@@ -202,10 +202,8 @@ void uffd_put(struct uffd_ctx *c)
 		uffd_release(c);
 }
 
-bool uffd_validate(struct mm *mm)
+bool uffd_validate_ctxs(struct mm *mm)
 {
-	struct mt_cursor c;
-	struct vma *v;
 	bool ok = true;
 
 	for (struct uffd_ctx *x = mm->uffd_ctxs; x; x = x->next)
@@ -213,25 +211,37 @@ bool uffd_validate(struct mm *mm)
 			ok = check_fail(
 			    CK_UFFD_CTX_REFCOUNT, "uffd ctx#%u of mm %u: refcount %d, files %d%s",
 			    x->id, mm->id, x->refcount, x->files, x->released ? ", released" : "");
-	mt_cursor_init(&c, &mm->mt, 0);
-	while ((v = mt_cursor_next(&c))) {
-		bool listed = false;
+	return ok;
+}
 
-		if (mt_is_zero(v))
-			continue;
-		if (!!(v->flags & VM_UFFD_FLAGS) != !!v->uffd)
-			ok =
-			    check_fail(CK_UFFD_FLAGS_CTX, "vma#%u has userfaultfd flags %s context",
-				       v->id, v->uffd ? "off but a" : "on but no");
-		if (!v->uffd)
-			continue;
-		for (struct uffd_ctx *x = mm->uffd_ctxs; x; x = x->next)
-			listed |= x == v->uffd;
-		if (!listed)
-			ok = check_fail(CK_UFFD_RELEASED_CTX,
-					"vma#%u points to a context that is not open on mm %u",
-					v->id, mm->id);
-	}
+bool uffd_validate_vma(struct mm *mm, struct vma *v)
+{
+	bool ok = true, listed = false;
+
+	if (!!(v->flags & VM_UFFD_FLAGS) != !!v->uffd)
+		ok = check_fail(CK_UFFD_FLAGS_CTX, "vma#%u has userfaultfd flags %s context", v->id,
+				v->uffd ? "off but a" : "on but no");
+	if (!v->uffd)
+		return ok;
+	for (struct uffd_ctx *x = mm->uffd_ctxs; x; x = x->next)
+		listed |= x == v->uffd;
+	if (!listed)
+		ok = check_fail(CK_UFFD_RELEASED_CTX,
+				"vma#%u points to a context that is not open on mm %u", v->id,
+				mm->id);
+	return ok;
+}
+
+bool uffd_validate(struct mm *mm)
+{
+	struct mt_cursor c;
+	struct vma *v;
+	bool ok = uffd_validate_ctxs(mm);
+
+	mt_cursor_init(&c, &mm->mt, 0);
+	while ((v = mt_cursor_next(&c)))
+		if (!mt_is_zero(v))
+			ok &= uffd_validate_vma(mm, v);
 	return ok;
 }
 

@@ -499,9 +499,10 @@ static void trace_result(const struct prog_op *op, int64_t result)
 	static const struct {
 		int err;
 		const char *name;
-	} names[] = {{EINVAL, "EINVAL"}, {ENOMEM, "ENOMEM"}, {EEXIST, "EEXIST"},
-		     {ESRCH, "ESRCH"},	 {EBUSY, "EBUSY"},   {EPERM, "EPERM"},
-		     {EBADF, "EBADF"},	 {EFAULT, "EFAULT"}, {EAGAIN, "EAGAIN"}};
+	} names[] = {{EINVAL, "EINVAL"}, {ENOMEM, "ENOMEM"},	  {EEXIST, "EEXIST"},
+		     {ESRCH, "ESRCH"},	 {EBUSY, "EBUSY"},	  {EPERM, "EPERM"},
+		     {EBADF, "EBADF"},	 {EFAULT, "EFAULT"},	  {EAGAIN, "EAGAIN"},
+		     {EMFILE, "EMFILE"}, {EOVERFLOW, "EOVERFLOW"}};
 	const char *name = NULL;
 
 	fputs("  ", prog_trace);

@@ -36,7 +36,7 @@ struct anon_vma {
 	unsigned id;
 	struct rwsem rwsem; /* the root's is the one taken */
 	/* validation scratch */
-	unsigned scan_gen, scan_checked;
+	unsigned scan_gen, scan_checked, scan_tree;
 	int scan_avcs, scan_active, scan_children, scan_roots;
 	struct vma *scan_first; /* the first VMA seen pointing to it */
 };

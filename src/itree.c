@@ -154,14 +154,17 @@ void itree_remove(struct itree *t, struct itree_node *n)
 	n->height = 0;
 }
 
+/* Deeper than an AVL tree of any size this model holds: a cycle. */
+#define MAX_DEPTH 96
+
 bool itree_contains(const struct itree *t, const struct itree_node *n)
 {
 	const struct itree_node *x = t->root;
 
-	while (x && x != n) {
+	for (unsigned depth = 0; x && x != n; depth++) {
 		int c = cmp(n, x);
 
-		if (!c)
+		if (!c || depth > MAX_DEPTH)
 			return false;
 		x = c < 0 ? x->left : x->right;
 	}
@@ -196,14 +199,15 @@ static char why[160];
 /* Check the subtree at @n whose keys lie strictly between @lo and @hi
  * (NULL: unbounded); counts its nodes into *@count. */
 static bool validate(const struct itree_node *n, const struct itree_node *lo,
-		     const struct itree_node *hi, unsigned *count)
+		     const struct itree_node *hi, unsigned depth, unsigned *count)
 {
 	int l, r;
 
 	if (!n)
 		return true;
-	if (++*count > 1u << 30) {
-		snprintf(why, sizeof(why), "a cycle");
+	++*count;
+	if (depth > MAX_DEPTH) {
+		snprintf(why, sizeof(why), "deeper than %d: a cycle", MAX_DEPTH);
 		return false;
 	}
 	if ((lo && cmp(lo, n) >= 0) || (hi && cmp(n, hi) >= 0)) {
@@ -216,7 +220,8 @@ static bool validate(const struct itree_node *n, const struct itree_node *lo,
 			 n->last);
 		return false;
 	}
-	if (!validate(n->left, lo, n, count) || !validate(n->right, n, hi, count))
+	if (!validate(n->left, lo, n, depth + 1, count) ||
+	    !validate(n->right, n, hi, depth + 1, count))
 		return false;
 	l = height(n->left);
 	r = height(n->right);
@@ -241,7 +246,7 @@ const char *itree_validate(const struct itree *t)
 {
 	unsigned count = 0;
 
-	if (!validate(t->root, NULL, NULL, &count))
+	if (!validate(t->root, NULL, NULL, 0, &count))
 		return why;
 	if (count != t->count) {
 		snprintf(why, sizeof(why), "holds %u nodes, counts %u", count, t->count);

@@ -191,6 +191,13 @@ void vma_free(struct vma *v)
 	call_rcu_free(AK_VMA, v, vma_free_cb);
 }
 
+void vma_link_file_locked(struct vma *v)
+{
+	itree_insert(&v->file->i_mmap, &v->i_mmap_node, v->pgoff, v->pgoff + vma_pages(v) - 1,
+		     v->id);
+	v->file->refcount++;
+}
+
 void vma_link_file(struct vma *v)
 {
 	struct file *f = v->file;
@@ -198,8 +205,7 @@ void vma_link_file(struct vma *v)
 	if (!f)
 		return;
 	down_write(&f->i_mmap_rwsem);
-	itree_insert(&f->i_mmap, &v->i_mmap_node, v->pgoff, v->pgoff + vma_pages(v) - 1, v->id);
-	f->refcount++;
+	vma_link_file_locked(v);
 	up_write(&f->i_mmap_rwsem);
 }
 

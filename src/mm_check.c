@@ -17,6 +17,17 @@
 
 static unsigned scan_gen;
 
+/* @a with room for one more than @n elements of @size (scratch arrays). */
+static void *room_for_one_more(void *a, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return a;
+	*cap = *cap ? 2 * *cap : 256;
+	a = realloc(a, *cap * size);
+	MODEL_ASSERT(a != NULL);
+	return a;
+}
+
 /*
  * The pages check_ptes meets, each once, for the second pass over them:
  * cheaper than walking every page table again (the first walk is whole).
@@ -26,11 +37,8 @@ static size_t npages_seen, pages_seen_cap;
 
 static void page_seen(struct page *p)
 {
-	if (npages_seen == pages_seen_cap) {
-		pages_seen_cap = pages_seen_cap ? 2 * pages_seen_cap : 256;
-		pages_seen = realloc(pages_seen, pages_seen_cap * sizeof(*pages_seen));
-		MODEL_ASSERT(pages_seen != NULL);
-	}
+	pages_seen =
+	    room_for_one_more(pages_seen, npages_seen, &pages_seen_cap, sizeof(*pages_seen));
 	pages_seen[npages_seen++] = p;
 }
 
@@ -94,7 +102,17 @@ static bool check_chain(struct vma *v)
 		ok = check_fail(CK_ANON_VMA_IN_CHAIN, "vma#%u has a chain but no anon_vma", v->id);
 	for (struct avc *c = v->chain; c; c = c->vma_next) {
 		struct anon_vma *av = c->av;
-		bool listed = itree_contains(&av->avcs, &c->av_node);
+		const char *why;
+		bool listed;
+
+		/* the tree once a scan, before anything searches it */
+		if (av->scan_tree != scan_gen) {
+			av->scan_tree = scan_gen;
+			if ((why = itree_validate(&av->avcs)))
+				ok = check_fail(CK_ANON_INTERVAL_TREE, "anon_vma#%u: %s", av->id,
+						why);
+		}
+		listed = itree_contains(&av->avcs, &c->av_node);
 
 		own |= av == v->anon_vma;
 		if (c->vma != v || !listed)
@@ -242,11 +260,7 @@ static size_t nseen, seen_cap;
 
 static void seen_add(struct vma *v)
 {
-	if (nseen == seen_cap) {
-		seen_cap = seen_cap ? 2 * seen_cap : 256;
-		seen = realloc(seen, seen_cap * sizeof(*seen));
-		MODEL_ASSERT(seen != NULL);
-	}
+	seen = room_for_one_more(seen, nseen, &seen_cap, sizeof(*seen));
 	seen[nseen++] = v;
 }
 
@@ -304,13 +318,10 @@ static bool check_anon_counts(void)
 	for (struct avc *a = v->chain; a; a = a->vma_next) {
 		struct anon_vma *av = a->av;
 		int listed = (int)av->avcs.count;
-		const char *why;
 
 		if (av->scan_checked == scan_gen)
 			continue;
 		av->scan_checked = scan_gen;
-		if ((why = itree_validate(&av->avcs)))
-			ok = check_fail(CK_ANON_INTERVAL_TREE, "anon_vma#%u: %s", av->id, why);
 		if (listed != av->scan_avcs)
 			ok = check_fail(CK_ANON_AVC_LISTS,
 					"anon_vma#%u lists %d chain entries, VMAs hold %d", av->id,

@@ -63,8 +63,14 @@ static int vma_split_unlimited(struct vma *v, uint64_t addr, bool new_below)
 	vma_start_write(&v->lock, &mm->lock);
 	vma_lock_init(&n->lock, false);
 	vma_start_write(&n->lock, &mm->lock);
+	/* vma_prepare to vma_complete: the file's i_mmap changes under one hold
+	 * of its lock, so no walk finds the pages in neither half */
+	if (v->file)
+		down_write(&v->file->i_mmap_rwsem);
 	err = tree_store(n);
 	if (err) {
+		if (v->file)
+			up_write(&v->file->i_mmap_rwsem);
 		unlink_anon_vmas(n);
 		goto free;
 	}
@@ -75,7 +81,10 @@ static int vma_split_unlimited(struct vma *v, uint64_t addr, bool new_below)
 		v->end = addr;
 	}
 	vma_intervals_update(v);
-	vma_link_file(n);
+	if (v->file) {
+		vma_link_file_locked(n);
+		up_write(&v->file->i_mmap_rwsem);
+	}
 	mm->map_count++;
 	return 0;
 free:
@@ -293,11 +302,12 @@ int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, stru
 		} else {
 			vma_start_write(&v->lock, &mm->lock);
 			v->end = start;
+			vma_intervals_update(v); /* keys follow bounds at every point */
 			err = expand(next, start, next->end);
-			if (err)
+			if (err) {
 				v->end = end;
-			else
 				vma_intervals_update(v);
+			}
 		}
 		*result = next;
 		return err;
@@ -411,6 +421,8 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 	len = page_align_up(len, &overflow);
 	if (overflow)
 		return -ENOMEM;
+	if (pgoff + (len >> PAGE_SHIFT) < pgoff)
+		return -EOVERFLOW; /* the file offset would wrap */
 	if (fixed && (addr & ~PAGE_MASK))
 		return -EINVAL;
 	if (fixed && addr + len < addr)

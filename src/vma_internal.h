@@ -23,6 +23,8 @@ struct vma *vma_dup(const struct vma *v);
 void vma_free(struct vma *v);
 void vma_link_file(struct vma *v);
 void vma_unlink_file(struct vma *v);
+/* The same as vma_link_file, with the file's i_mmap_rwsem already held. */
+void vma_link_file_locked(struct vma *v);
 /* @v's interval changed: key it again in its file's i_mmap (no lock taken:
  * the update has no scheduling point, so no walk sees it half done). */
 void vma_file_interval_update(struct vma *v);

@@ -140,6 +140,21 @@ static bool test_validate_catches_damage(void)
 	ASSERT(itree_validate(&t) != NULL);
 	t.count--;
 
+	/* a cycle: reported, and a search through it ends */
+	{
+		struct itree_node *leaf = r->left, *saved_child;
+		struct itree_node probe = {.first = 0, .tie = 0};
+
+		while (leaf->left)
+			leaf = leaf->left;
+		saved_child = leaf->left;
+		leaf->left = r;
+		ASSERT(itree_validate(&t) != NULL);
+		ASSERT(!itree_contains(&t, &probe));
+		leaf->left = saved_child;
+		ASSERT(itree_validate(&t) == NULL);
+	}
+
 	/* a node missing from where its key says is not contained */
 	saved = r->right->first;
 	r->right->first = 0;

@@ -496,20 +496,10 @@ const struct prog_opdesc mmf_ops[MMF_NOPS] = {MMF_OPDESCS};
 static void trace_result(const struct prog_op *op, int64_t result)
 {
 	static const struct prog_desc d = {.target = "fuzz_mm", .nops = MMF_NOPS, .ops = mmf_ops};
-	static const struct {
-		int err;
-		const char *name;
-	} names[] = {{EINVAL, "EINVAL"}, {ENOMEM, "ENOMEM"},	  {EEXIST, "EEXIST"},
-		     {ESRCH, "ESRCH"},	 {EBUSY, "EBUSY"},	  {EPERM, "EPERM"},
-		     {EBADF, "EBADF"},	 {EFAULT, "EFAULT"},	  {EAGAIN, "EAGAIN"},
-		     {EMFILE, "EMFILE"}, {EOVERFLOW, "EOVERFLOW"}};
-	const char *name = NULL;
+	const char *name = result < 0 && result > -4096 ? strerrorname_np((int)-result) : NULL;
 
 	fputs("  ", prog_trace);
 	prog_print_op(prog_trace, &d, op);
-	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (result == -names[i].err)
-			name = names[i].name;
 	if (name)
 		fprintf(prog_trace, "  = -%s\n", name);
 	else if (result < 0)

@@ -55,7 +55,7 @@ static void avc_link(struct avc *c, struct vma *v, struct anon_vma *av)
 	c->av = av;
 	c->vma_next = v->chain;
 	v->chain = c;
-	itree_insert(&av->avcs, &c->av_node, v->pgoff, v->pgoff + vma_pages(v) - 1, v->id);
+	vma_itree_insert(&av->avcs, &c->av_node, v);
 }
 
 /* Remove @c from its anon_vma's tree; true if the tree became empty. */
@@ -300,7 +300,6 @@ void anon_vma_interval_update(struct vma *v)
 {
 	for (struct avc *c = v->chain; c; c = c->vma_next) {
 		itree_remove(&c->av->avcs, &c->av_node);
-		itree_insert(&c->av->avcs, &c->av_node, v->pgoff, v->pgoff + vma_pages(v) - 1,
-			     v->id);
+		vma_itree_insert(&c->av->avcs, &c->av_node, v);
 	}
 }

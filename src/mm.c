@@ -193,8 +193,7 @@ void vma_free(struct vma *v)
 
 void vma_link_file_locked(struct vma *v)
 {
-	itree_insert(&v->file->i_mmap, &v->i_mmap_node, v->pgoff, v->pgoff + vma_pages(v) - 1,
-		     v->id);
+	vma_itree_insert(&v->file->i_mmap, &v->i_mmap_node, v);
 	v->file->refcount++;
 }
 
@@ -229,7 +228,7 @@ void vma_file_interval_update(struct vma *v)
 	if (!f || !itree_contains(&f->i_mmap, &v->i_mmap_node))
 		return;
 	itree_remove(&f->i_mmap, &v->i_mmap_node);
-	itree_insert(&f->i_mmap, &v->i_mmap_node, v->pgoff, v->pgoff + vma_pages(v) - 1, v->id);
+	vma_itree_insert(&f->i_mmap, &v->i_mmap_node, v);
 }
 
 struct vma *mm_find_vma(struct mm *mm, uint64_t addr)

@@ -137,6 +137,18 @@ static inline uint64_t vma_pages(const struct vma *v)
 	return (v->end - v->start) >> PAGE_SHIFT;
 }
 
+/* A VMA's key in its file's i_mmap and its anon_vmas' trees: the page
+ * offsets it maps, then its creation number. */
+static inline void vma_itree_insert(struct itree *t, struct itree_node *n, const struct vma *v)
+{
+	itree_insert(t, n, v->pgoff, v->pgoff + vma_pages(v) - 1, v->id);
+}
+
+static inline bool vma_itree_keyed(const struct itree_node *n, const struct vma *v)
+{
+	return n->first == v->pgoff && n->last == v->pgoff + vma_pages(v) - 1;
+}
+
 static inline bool vma_is_anonymous(const struct vma *v)
 {
 	return !v->file;

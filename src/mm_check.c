@@ -85,7 +85,7 @@ static bool check_vma(struct mm *mm, struct vma *v, const struct mt_range *r)
 		if (!itree_contains(&f->i_mmap, n))
 			ok = check_fail(CK_VMA_FILE_LINK, "vma#%u is not in file%u's i_mmap", v->id,
 					f->id);
-		else if (n->first != v->pgoff || n->last != v->pgoff + vma_pages(v) - 1)
+		else if (!vma_itree_keyed(n, v))
 			ok = check_fail(CK_VMA_I_MMAP_TREE,
 					"vma#%u pgoff %#" PRIx64 "+%" PRIu64 " is keyed [%#" PRIx64
 					", %#" PRIx64 "] in file%u's i_mmap",
@@ -119,7 +119,7 @@ static bool check_chain(struct vma *v)
 			ok = check_fail(
 			    CK_ANON_AVC_LISTS, "a chain entry of vma#%u (anon_vma#%u) is %s", v->id,
 			    av->id, c->vma != v ? "another VMA's" : "not in the anon_vma's tree");
-		if (c->av_node.first != v->pgoff || c->av_node.last != v->pgoff + vma_pages(v) - 1)
+		if (!vma_itree_keyed(&c->av_node, v))
 			ok = check_fail(CK_ANON_INTERVAL,
 					"vma#%u pgoff %#" PRIx64 "+%" PRIu64 " is keyed [%#" PRIx64
 					", %#" PRIx64 "] in anon_vma#%u",

@@ -232,19 +232,6 @@ bool uffd_validate_vma(struct mm *mm, struct vma *v)
 	return ok;
 }
 
-bool uffd_validate(struct mm *mm)
-{
-	struct mt_cursor c;
-	struct vma *v;
-	bool ok = uffd_validate_ctxs(mm);
-
-	mt_cursor_init(&c, &mm->mt, 0);
-	while ((v = mt_cursor_next(&c)))
-		if (!mt_is_zero(v))
-			ok &= uffd_validate_vma(mm, v);
-	return ok;
-}
-
 bool uffd_check_no_fork_ctx(void)
 {
 	uint64_t left = alloc_live(AK_UFFD_FORK_CTX);

@@ -53,9 +53,8 @@ void uffd_ctx_put(struct uffd_ctx *ctx);
 struct uffd_ctx *uffd_create_locked(struct mm *mm, bool event_fork);
 void uffd_discard(struct uffd_ctx *ctx);
 
-/* The userfaultfd family over @mm and its open contexts; the same in parts,
- * for a caller already walking the VMAs. */
-bool uffd_validate(struct mm *mm);
+/* The userfaultfd family: @mm's open contexts, and one VMA of @mm (called
+ * from the VMA checks' walk). */
 bool uffd_validate_ctxs(struct mm *mm);
 bool uffd_validate_vma(struct mm *mm, struct vma *v);
 /* No fork is in flight: every fork context was completed or released. */

@@ -372,7 +372,7 @@ static bool test_anon_and_page_checks_fire(void)
 	/* the chain entry out of its anon_vma's tree */
 	itree_remove(&c->av->avcs, &c->av_node);
 	ASSERT(fires(CK_ANON_AVC_LISTS));
-	itree_insert(&c->av->avcs, &c->av_node, v->pgoff, v->pgoff + vma_pages(v) - 1, v->id);
+	vma_itree_insert(&c->av->avcs, &c->av_node, v);
 	/* w points at v's anon_vma but keeps its own chain */
 	{
 		struct anon_vma *own = w->anon_vma;
@@ -429,11 +429,14 @@ static bool test_anon_and_page_checks_fire(void)
 	return teardown();
 }
 
+/* The kinds of object an anonymous mm reaches, in mm_reach's order. */
+static const enum alloc_kind reach_kinds[] = {AK_VMA,  AK_ANON_VMA, AK_AVC,
+					      AK_PAGE, AK_PGTABLE,  AK_MT_NODE};
+#define NREACH (sizeof(reach_kinds) / sizeof(reach_kinds[0]))
+
 /* How many kinds' live counts differ from what @mm reaches (memory family). */
 static unsigned live_mismatches(void)
 {
-	static const enum alloc_kind kinds[] = {AK_VMA,	 AK_ANON_VMA, AK_AVC,
-						AK_PAGE, AK_PGTABLE,  AK_MT_NODE};
 	struct mm_reach r;
 	unsigned n;
 
@@ -443,8 +446,8 @@ static unsigned live_mismatches(void)
 
 	check_clear();
 	check_set_mode(CHECK_COLLECT);
-	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-		mem_check_live(kinds[k], reach[k]);
+	for (unsigned k = 0; k < NREACH; k++)
+		mem_check_live(reach_kinds[k], reach[k]);
 	check_set_mode(CHECK_ABORT);
 	n = check_count(CK_MEM_LIVE_MISMATCH);
 	check_clear();
@@ -453,8 +456,6 @@ static unsigned live_mismatches(void)
 
 static bool test_memory_checks_fire(void)
 {
-	static const enum alloc_kind kinds[] = {AK_VMA,	 AK_ANON_VMA, AK_AVC,
-						AK_PAGE, AK_PGTABLE,  AK_MT_NODE};
 	struct mm_reach r;
 	struct vma *v;
 
@@ -472,12 +473,12 @@ static bool test_memory_checks_fire(void)
 	ASSERT_EQ(live_mismatches(), 0);
 
 	/* one object of each kind that nothing references */
-	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		void *stray = model_alloc(kinds[k], 64);
+	for (unsigned k = 0; k < NREACH; k++) {
+		void *stray = model_alloc(reach_kinds[k], 64);
 
 		ASSERT(stray);
 		ASSERT_EQ(live_mismatches(), 1);
-		model_free(kinds[k], stray);
+		model_free(reach_kinds[k], stray);
 	}
 	/* a VMA dropped from the tree but never freed: it, its chain entry
 	 * and its pages are alive and unreachable */

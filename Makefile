@@ -4,14 +4,14 @@
 # (out/obj/<flavor>/), so flavors never share objects and can be built in
 # any order and in parallel.  Sources are found by wildcard:
 #
-#   src/*.c                     model library (no main)
+#   src/*/*.c                   model library (no main): src/runtime, src/tree, src/mm
 #   fuzz/*.c minus main_*.c     harness library
 #   fuzz/fuzz_<name>.c          one fuzz target each -> target "fuzz_<name>"
 #   fuzz/main_engine.c          LLVMFuzzerTestOneInput, compiled once per target
 #   fuzz/main_replay.c          main() of the replay driver, once per target
 #   tools/*.c bench/*.c         out/vmafuzz (main() in tools/vmafuzz.c)
 #   tests/test_<name>.c         out/tests/test_<name>
-#   src/*.c minus src/sched.c src/sync.c (the fiber backend), src/threads/*.c
+#   src/*/*.c minus src/runtime/sched.c, sync.c (the fiber backend), src/runtime/threads/*.c
 #   (the pthread + liburcu backend) and tests/stress/*.c
 #                               -> out/tsan/tsan_stress (ThreadSanitizer)
 #   corpus/<target>/*.txt       -> out/corpus/<target>/<name>   (vmafuzz compile)
@@ -56,7 +56,7 @@ msg = @printf '  %-5s %s\n' '$(1)' '$(2)'
 endif
 
 # ---------------------------------------------------------------- sources
-MODEL_SRCS   := $(wildcard src/*.c)
+MODEL_SRCS   := $(wildcard src/*/*.c)
 HARNESS_SRCS := $(filter-out fuzz/main_%.c,$(wildcard fuzz/*.c))
 LIB_SRCS     := $(MODEL_SRCS) $(HARNESS_SRCS)
 TOOL_SRCS    := $(wildcard tools/*.c bench/*.c)
@@ -66,8 +66,8 @@ TESTS        := $(patsubst tests/%.c,%,$(TEST_SRCS))
 
 # The tsan flavor links the threads backend instead of the fiber one; the
 # two define the same symbols and are never linked together.
-FIBER_SRCS   := src/sched.c src/sync.c
-THREADS_SRCS := $(wildcard src/threads/*.c)
+FIBER_SRCS   := src/runtime/sched.c src/runtime/sync.c
+THREADS_SRCS := $(wildcard src/runtime/threads/*.c)
 STRESS_SRCS  := $(wildcard tests/stress/*.c)
 TSAN_SRCS    := $(filter-out $(FIBER_SRCS),$(MODEL_SRCS)) $(THREADS_SRCS) $(STRESS_SRCS)
 # the rollup latency benchmark on real threads (vmafuzz bench rollup runs
@@ -137,10 +137,6 @@ URCU_LIBS        = -lurcu-memb
 # The same backend optimized, without sanitizers, for benchmarks.
 CC_threads       = $(CC)
 FLAGS_threads    = -O2 -g
-# src/sched.h would shadow the system <sched.h> that <pthread.h> includes:
-# these flavors search the project's directories for "..." only.
-$(OBJDIR)/tsan/%.o: BASE_CFLAGS := $(patsubst -I%,-iquote %,$(BASE_CFLAGS))
-$(OBJDIR)/threads/%.o: BASE_CFLAGS := $(patsubst -I%,-iquote %,$(BASE_CFLAGS))
 
 # files the flags name: a change of theirs rebuilds like a change of flags
 FLAGS_SUM := $(shell cksum < fuzz/nocov.txt)
@@ -340,7 +336,7 @@ bug-replay bug-libfuzzer:
 else
 BUG_DEFS := $(addprefix -DVMAFUZZ_BUG_,$(BUG_LIST))
 BUG_MENTIONS := $(shell grep -lwE '$(subst $(bug_space),|,$(addprefix VMAFUZZ_BUG_,$(BUG_LIST)))' \
-	$(LIB_SRCS) $(wildcard src/*.h fuzz/*.h) 2>/dev/null)
+	$(LIB_SRCS) $(wildcard src/*/*.h src/runtime/threads/*.h fuzz/*.h) 2>/dev/null)
 # a switch in a header: everything again
 BUG_SRCS := $(if $(filter %.h,$(BUG_MENTIONS)),$(LIB_SRCS),$(BUG_MENTIONS))
 CC_bug-$(BUG_NAME)              = $(CC_replay)
@@ -475,4 +471,4 @@ FORCE:
 # A failed compile must not leave a truncated object behind.
 .DELETE_ON_ERROR:
 
--include $(wildcard $(OBJDIR)/*/*/*.d $(OBJDIR)/tsan/*/*/*.d)
+-include $(wildcard $(OBJDIR)/*/*/*.d $(OBJDIR)/*/*/*/*.d $(OBJDIR)/*/*/*/*/*.d)

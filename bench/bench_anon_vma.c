@@ -15,10 +15,16 @@
  * instead of one per VMA.
  */
 #include "bench.h"
-
-#include "alloc.h"
-#include "fork.h"
-#include "mm.h"
+#include "mm/anon.h"
+#include "mm/exit.h"
+#include "mm/fault.h"
+#include "mm/fork.h"
+#include "mm/mm.h"
+#include "mm/mmap.h"
+#include "mm/mprotect.h"
+#include "mm/types.h"
+#include "mm/vma.h"
+#include "runtime/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,8 +8,11 @@
  * table: VMAs, forks per 10 s before, after, and the improvement.
  */
 #include "bench.h"
-
-#include "fork.h"
+#include "mm/anon.h"
+#include "mm/exit.h"
+#include "mm/fork.h"
+#include "mm/types.h"
+#include "mm/validate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

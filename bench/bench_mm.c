@@ -1,8 +1,11 @@
 /* Address spaces for the fork benchmarks (bench.h). */
 #include "bench.h"
-
-#include "fork.h"
-#include "mm.h"
+#include "mm/exit.h"
+#include "mm/fault.h"
+#include "mm/fork.h"
+#include "mm/mm.h"
+#include "mm/mmap.h"
+#include "mm/types.h"
 
 #include <stdio.h>
 #include <stdlib.h>

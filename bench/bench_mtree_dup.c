@@ -8,9 +8,7 @@
  * timed. Rounds alternate dup and append; each figure is the median.
  */
 #include "bench.h"
-
-#include "alloc.h"
-#include "mtree.h"
+#include "tree/mtree.h"
 
 #include <stdio.h>
 #include <stdlib.h>

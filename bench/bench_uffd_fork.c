@@ -7,8 +7,9 @@
  * two; each figure is the median round.
  */
 #include "bench.h"
-
-#include "fork.h"
+#include "mm/exit.h"
+#include "mm/fork.h"
+#include "mm/types.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /* Running programs: the failure report and fail_at (exec.h). */
 #include "exec.h"
 
-#include "alloc.h"
-#include "check.h"
-#include "sched.h"
-#include "sync.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/sched.h"
+#include "runtime/sync.h"
 
 #include <string.h>
 

@@ -12,13 +12,17 @@
  * parent's VMA tree under RCU alone (`rcu_walk`), touching every VMA they meet, so a VMA or tree
  * node freed too early is caught by AddressSanitizer.
  */
-#include "alloc.h"
-#include "check.h"
 #include "exec.h"
-#include "fork.h"
+#include "mm/anon.h"
+#include "mm/fork.h"
+#include "mm/types.h"
+#include "mm/uffd.h"
 #include "mm_fuzz.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/sync.h"
 #include "target.h"
-#include "uffd.h"
+#include "tree/mtree.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -15,11 +15,7 @@
  * lock may be held, and after every process is destroyed nothing may be
  * alive.
  */
-#include "alloc.h"
-#include "check.h"
 #include "exec.h"
-#include "mem_check.h"
-#include "mm.h"
 #include "mm_fuzz.h"
 #include "target.h"
 

@@ -21,15 +21,14 @@
  * waiting for an RCU grace period. At the end all trees are destroyed and
  * nothing may be left alive.
  */
-#include "alloc.h"
-#include "check.h"
 #include "exec.h"
-#include "mem_check.h"
 #include "mtref.h"
 #include "mtref_rcu.h"
-#include "mtree.h"
-#include "sync.h"
+#include "runtime/check.h"
+#include "runtime/mem_check.h"
+#include "runtime/sync.h"
 #include "target.h"
+#include "tree/mtree.h"
 
 #include <errno.h>
 #include <inttypes.h>

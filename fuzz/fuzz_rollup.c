@@ -12,10 +12,11 @@
  * the input's schedule. Each reader checks the rollup invariants when it
  * finishes (rollup.h), every other invariant runs at rest.
  */
+#include "mm/fault.h"
+#include "mm/mmap.h"
+#include "mm/types.h"
 #include "mm_fuzz.h"
 #include "target.h"
-
-#include "mm.h"
 
 static const struct prog_opdesc rollup_ops[MMF_NOPS] = {MMF_OPDESCS};
 

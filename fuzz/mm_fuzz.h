@@ -6,8 +6,8 @@
 #ifndef VMAFUZZ_MM_FUZZ_H
 #define VMAFUZZ_MM_FUZZ_H
 
-#include "mm.h"
 #include "exec.h"
+#include "mm/types.h"
 #include "prog.h"
 
 #include <stdint.h>

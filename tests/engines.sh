@@ -26,8 +26,8 @@ done
 obj=$OUT/obj/libfuzzer
 cmp='__sanitizer_cov_trace_(const_)?cmp'
 if nm -u "$obj/fuzz/prog.o" | grep -Eq "$cmp" &&
-	! nm -u "$obj"/src/*.o "$obj/fuzz/exec.o" | grep -Eq "$cmp" &&
-	nm "$obj/src/mm.o" | grep -q __start___sancov_cntrs; then
+	! nm -u "$obj"/src/*/*.o "$obj/fuzz/exec.o" | grep -Eq "$cmp" &&
+	nm "$obj/src/mm/mm.o" | grep -q __start___sancov_cntrs; then
 	ok
 else
 	bad "comparison tracing in the wrong objects"

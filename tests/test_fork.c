@@ -5,17 +5,28 @@
  * VM_DONTCOPY (wipe-on-fork empty), and both algorithms build equal
  * children. The fork invariants fire on states broken by hand.
  */
-#include "alloc.h"
-#include "anon.h"
-#include "check.h"
-#include "fork.h"
-#include "mem_check.h"
-#include "mm.h"
-#include "page.h"
+#include "mm/anon.h"
+#include "mm/exit.h"
+#include "mm/fault.h"
+#include "mm/file.h"
+#include "mm/fork.h"
+#include "mm/fork_check.h"
+#include "mm/madvise.h"
+#include "mm/mm.h"
+#include "mm/mmap.h"
+#include "mm/mprotect.h"
+#include "mm/page.h"
+#include "mm/types.h"
+#include "mm/uffd.h"
+#include "mm/uprobe.h"
+#include "mm/validate.h"
+#include "mm/vma.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/mem_check.h"
+#include "runtime/sched.h"
+#include "runtime/sync.h"
 #include "test.h"
-#include "uffd.h"
-#include "uprobe.h"
-#include "sched.h"
 
 #include <errno.h>
 

@@ -3,9 +3,8 @@
  * queries in a seeded random order, the tree validated after every change,
  * and the validator shown to catch each kind of damage.
  */
-#include "itree.h"
-
 #include "test.h"
+#include "tree/itree.h"
 
 #include <string.h>
 

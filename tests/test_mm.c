@@ -3,14 +3,26 @@
  * faults and resident counts, madvise rules, and every invariant of the
  * VMA, anon_vma and page families firing on a state broken by hand.
  */
-#include "alloc.h"
-#include "anon.h"
-#include "check.h"
-#include "mem_check.h"
-#include "mm.h"
-#include "page.h"
-#include "uffd.h"
+#include "mm/anon.h"
+#include "mm/exit.h"
+#include "mm/fault.h"
+#include "mm/madvise.h"
+#include "mm/mm.h"
+#include "mm/mmap.h"
+#include "mm/mprotect.h"
+#include "mm/page.h"
+#include "mm/types.h"
+#include "mm/uffd.h"
+#include "mm/usage.h"
+#include "mm/validate.h"
+#include "mm/vma.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/mem_check.h"
+#include "runtime/sync.h"
 #include "test.h"
+#include "tree/itree.h"
+#include "tree/mtree.h"
 
 #include <errno.h>
 

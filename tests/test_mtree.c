@@ -4,14 +4,14 @@
  * point for heights 1 to 4, gap search against brute force, bulk append,
  * cursors and the zero entry.
  */
-#include "alloc.h"
-#include "check.h"
-#include "mem_check.h"
 #include "mtref.h"
 #include "mtref_rcu.h"
-#include "mtree.h"
 #include "prng.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/mem_check.h"
 #include "test.h"
+#include "tree/mtree.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,12 +5,20 @@
  * and changes another: no schedule may make a reader skip or stop early,
  * and some schedules must make each reader drop the mmap lock.
  */
-#include "check.h"
-#include "fork.h"
-#include "mem_check.h"
-#include "mm.h"
-#include "rollup.h"
-#include "sched.h"
+#include "mm/exit.h"
+#include "mm/fault.h"
+#include "mm/file.h"
+#include "mm/fork.h"
+#include "mm/mm.h"
+#include "mm/mmap.h"
+#include "mm/mprotect.h"
+#include "mm/rollup.h"
+#include "mm/types.h"
+#include "mm/validate.h"
+#include "runtime/check.h"
+#include "runtime/mem_check.h"
+#include "runtime/sched.h"
+#include "runtime/sync.h"
 #include "test.h"
 
 #define LO 0x200000000000ull

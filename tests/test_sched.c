@@ -4,10 +4,10 @@
  * and replay it exactly, lock semantics (writer preference, contention,
  * downgrade, VMA locks) hold, and RCU frees wait for the readers.
  */
-#include "alloc.h"
-#include "check.h"
-#include "sched.h"
-#include "sync.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/sched.h"
+#include "runtime/sync.h"
 #include "test.h"
 
 #include <string.h>

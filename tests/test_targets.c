@@ -5,11 +5,11 @@
  * failure report is readable: the invariant line first, then the program
  * with the failing step marked, then the state.
  */
-#include "check.h"
 #include "exec.h"
 #include "prog.h"
 #include "replay.h"
-#include "sync.h"
+#include "runtime/check.h"
+#include "runtime/sync.h"
 #include "target.h"
 #include "test.h"
 

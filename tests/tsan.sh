@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ThreadSanitizer stress of the model on real threads: builds out/tsan/
-# tsan_stress (`make tsan`: the threads backend src/threads/, pthreads,
+# tsan_stress (`make tsan`: the threads backend src/runtime/threads/, pthreads,
 # liburcu) and runs it briefly; any ThreadSanitizer report fails. Then checks
 # that TSan does see RCU misuse: with frees not waiting for a grace period
 # (--no-grace) it must report the readers. Run by ./build.sh test with OUT

@@ -17,14 +17,17 @@
  * --random N generates programs of that kind with the seeded generator of
  * fuzz/prng.h and runs each the same way.
  */
-#include "check.h"
 #include "cmd.h"
 #include "conform.h"
-#include "mm.h"
+#include "mm/fault.h"
+#include "mm/page.h"
+#include "mm/types.h"
+#include "mm/usage.h"
+#include "mm/vma.h"
 #include "mm_fuzz.h"
-#include "page.h"
 #include "prng.h"
 #include "replay.h"
+#include "runtime/check.h"
 
 #include <errno.h>
 #include <inttypes.h>

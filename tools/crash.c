@@ -144,20 +144,29 @@ static void set_summary(struct crash_result *r, const char *line)
 	r->summary[n] = 0;
 }
 
-/* The directory component holding a file: "src" for /a/b/src/x.c. The path
- * from that component on goes to *rel. */
+/* The source tree component holding a file: "src" for /a/b/src/mm/x.c,
+ * "fuzz" for /a/b/fuzz/x.c. The path from that component on goes to *rel.
+ * The model's files are src/x.c or src/<subsystem>/..., so a checkout under
+ * some other folder called src is not mistaken for the model. */
 static bool in_dir(const char *file, const char *dir, const char **rel)
 {
-	const char *base = strrchr(file, '/'), *c;
 	size_t n = strlen(dir);
+	const char *best = NULL;
 
-	if (!base || base - file < (ptrdiff_t)n)
-		return false;
-	c = base - n;
-	if (strncmp(c, dir, n) || (c != file && c[-1] != '/'))
+	for (const char *c = file; (c = strstr(c, dir)); c++) {
+		const char *after = c + n, *next;
+
+		if ((c != file && c[-1] != '/') || *after != '/')
+			continue;
+		next = strchr(after + 1, '/');
+		if (strcmp(dir, "src") || !next || !strncmp(after, "/runtime/", 9) ||
+		    !strncmp(after, "/tree/", 6) || !strncmp(after, "/mm/", 4))
+			best = c;
+	}
+	if (!best)
 		return false;
 	if (rel)
-		*rel = c;
+		*rel = best;
 	return true;
 }
 
@@ -239,7 +248,8 @@ static void pick_frames(const char *from, struct crash_result *r)
 		started = true;
 		if (!f.func[0])
 			continue;
-		if (in_dir(f.file, "src", &rel) && strcmp(rel, "src/check.c")) {
+		if (in_dir(f.file, "src", &rel) && strcmp(rel, "src/check.c") &&
+		    strcmp(rel, "src/runtime/check.c")) {
 			if (nm < CRASH_FRAMES) {
 				memmove(f.file, rel, strlen(rel) + 1);
 				model[nm++] = f;

@@ -28,9 +28,13 @@
  *   rollup_threads [--csv] [--quick]       the benchmark (vmafuzz bench rollup)
  *   rollup_threads --stress [ROUNDS]       short checked run for TSan (tests/tsan.sh)
  */
-#include "mm.h"
-#include "rollup.h"
-#include "threads/sync_threads.h"
+#include "mm/exit.h"
+#include "mm/fault.h"
+#include "mm/mm.h"
+#include "mm/mmap.h"
+#include "mm/rollup.h"
+#include "mm/types.h"
+#include "runtime/threads/sync_threads.h"
 
 #include <fcntl.h>
 #include <pthread.h>

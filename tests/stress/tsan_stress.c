@@ -30,12 +30,11 @@
  * Ends with "N passed, N failed" (one check per property); exit status 1 on
  * any failure.
  */
-#include "alloc.h"
-#include "check.h"
-#include "mtree.h"
-#include "sched.h"
-#include "sync.h"
-#include "threads/sync_threads.h"
+#include "runtime/alloc.h"
+#include "runtime/sched.h"
+#include "runtime/sync.h"
+#include "runtime/threads/sync_threads.h"
+#include "tree/mtree.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -1,0 +1,64 @@
+/* The address space as text (dump.h). */
+#include "mm/dump.h"
+
+#include "mm/anon.h"
+#include "mm/types.h"
+#include "mm/usage.h"
+#include "tree/mtree.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+const char *vma_flags_str(uint64_t flags, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} names[] = {
+	    {VM_READ, "rd"},	   {VM_WRITE, "wr"},	    {VM_EXEC, "ex"},
+	    {VM_SHARED, "sh"},	   {VM_UFFD_MISSING, "um"}, {VM_UFFD_WP, "uw"},
+	    {VM_UFFD_MINOR, "ui"}, {VM_DONTCOPY, "dc"},	    {VM_ACCOUNT, "ac"},
+	    {VM_WIPEONFORK, "wf"}, {VM_SOFTDIRTY, "sd"},
+	};
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & names[i].bit && at + 4 < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? " " : "",
+					       names[i].name);
+	return buf;
+}
+
+void mm_dump(FILE *out, struct mm *mm)
+{
+	struct mt_cursor c;
+	struct vma *v;
+	char flags[64];
+
+	fprintf(out, "mm %u: %d VMAs, rss anon %" PRIu64 " file %" PRIu64 "\n", mm->id,
+		mm->map_count, mm->rss_anon, mm->rss_file);
+	mt_cursor_init(&c, &mm->mt, 0);
+	while ((v = mt_cursor_next(&c))) {
+		struct vma_usage u;
+
+		if (mt_is_zero(v)) {
+			fprintf(out, "  [%#" PRIx64 ", %#" PRIx64 "] ZERO ENTRY\n", c.range.first,
+				c.range.last);
+			continue;
+		}
+		vma_usage(mm, v, &u);
+		fprintf(out, "  vma#%u %#" PRIx64 "-%#" PRIx64 " %s pgoff %#" PRIx64, v->id,
+			v->start, v->end, vma_flags_str(v->flags, flags, sizeof(flags)), v->pgoff);
+		if (v->file)
+			fprintf(out, " file%u%s", v->file->id, v->file->shmem ? "(shmem)" : "");
+		if (v->anon_vma) {
+			fprintf(out, " anon_vma#%u chain", v->anon_vma->id);
+			for (struct avc *a = v->chain; a; a = a->vma_next)
+				fprintf(out, " #%u", a->av->id);
+		}
+		if (v->uffd)
+			fprintf(out, " uffd");
+		fprintf(out, " rss %" PRIu64 " anon %" PRIu64 "\n", u.rss, u.anonymous);
+	}
+}

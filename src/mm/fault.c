@@ -1,0 +1,61 @@
+/* Touching memory: the fault path above fault_page (fault.h). */
+#include "mm/fault.h"
+
+#include "mm/page.h"
+#include "mm/types.h"
+#include "mm/vma.h"
+#include "runtime/sync.h"
+
+#include <errno.h>
+
+/* Whether the fault needs an anon_vma that @v lacks (it must then retry
+ * under the mmap lock, as vmf_anon_prepare makes the per-VMA path do). */
+static bool needs_anon_vma(const struct vma *v, uint64_t addr, bool write)
+{
+	uintptr_t pte = mm_pte(v->mm, addr);
+
+	if (v->anon_vma || !write || (v->flags & VM_SHARED))
+		return false;
+	return !pte || !pte_write(pte);
+}
+
+/* One page: the per-VMA-lock path first, the mmap lock if that fails. */
+static int touch_page(struct mm *mm, uint64_t addr, bool write)
+{
+	struct vma *v;
+	int err;
+
+	rcu_read_lock();
+	v = mm_vma_at(mm, addr);
+	if (v && vma_start_read(&v->lock, &mm->lock)) {
+		rcu_read_unlock();
+		/* lock_vma_under_rcu: the VMA may have changed before we locked it */
+		if (addr >= v->start && addr < v->end && !needs_anon_vma(v, addr, write)) {
+			err = fault_page(v, addr, write);
+			vma_end_read(&v->lock);
+			return err;
+		}
+		vma_end_read(&v->lock);
+	} else {
+		rcu_read_unlock();
+	}
+	mmap_read_lock(&mm->lock);
+	v = mm_vma_at(mm, addr);
+	err = v ? fault_page(v, addr, write) : -EFAULT;
+	mmap_read_unlock(&mm->lock);
+	return err;
+}
+
+int mm_touch(struct mm *mm, uint64_t start, uint64_t len, bool write)
+{
+	if (len > (MM_TOUCH_MAX_PAGES << PAGE_SHIFT))
+		len = MM_TOUCH_MAX_PAGES << PAGE_SHIFT;
+	for (uint64_t a = start & PAGE_MASK; a < start + len && a >= (start & PAGE_MASK);
+	     a += PAGE_SIZE) {
+		int err = touch_page(mm, a, write);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}

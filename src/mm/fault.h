@@ -1,0 +1,15 @@
+/*
+ * Touching memory: the VMA lookup and access checks of a page fault
+ * (mm/memory.c handle_mm_fault's callers), page by page; page.h faults one.
+ */
+#ifndef VMAFUZZ_MM_FAULT_H
+#define VMAFUZZ_MM_FAULT_H
+
+#include "mm/types.h"
+
+/* Touch [start, start + len): a read or write fault on every page, at most
+ * MM_TOUCH_MAX_PAGES of them (programs stay bounded). */
+#define MM_TOUCH_MAX_PAGES 256ull
+int mm_touch(struct mm *mm, uint64_t start, uint64_t len, bool write);
+
+#endif

@@ -1,0 +1,13 @@
+/*
+ * madvise (mm/madvise.c): MADV_DONTNEED zaps pages; DONTFORK, DOFORK,
+ * WIPEONFORK and KEEPONFORK change VMA flags through vma_modify.
+ */
+#ifndef VMAFUZZ_MM_MADVISE_H
+#define VMAFUZZ_MM_MADVISE_H
+
+#include "mm/types.h"
+
+/* 0 or a negative errno (-ENOMEM for a hole in the range, as the kernel). */
+int mm_madvise(struct mm *mm, uint64_t start, uint64_t len, int advice);
+
+#endif

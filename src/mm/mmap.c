@@ -1,0 +1,209 @@
+/* mmap and munmap (mmap.h). */
+#include "mm/mmap.h"
+
+#include "mm/file.h"
+#include "mm/mm.h"
+#include "mm/types.h"
+#include "mm/vma.h"
+#include "mm/vma_merge.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/sync.h"
+#include "tree/mtree.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+int do_munmap(struct mm *mm, uint64_t start, uint64_t end)
+{
+	struct vma *v = mm_find_vma(mm, start), *last;
+	int err;
+
+	if (!v || v->start >= end)
+		return 0;
+	if (v->start < start) {
+		/* splitting a VMA in the middle needs room for one more */
+		if (v->end > end && mm->map_count >= mm->max_map_count)
+			return -ENOMEM;
+		err = vma_split_unlimited(v, start, true);
+		if (err)
+			return err;
+	}
+	last = mm_vma_at(mm, end - 1);
+	if (last && last->end > end) {
+		err = vma_split_unlimited(last, end, true);
+		if (err)
+			return err;
+	}
+	/* lock and detach every VMA of the range, then clear it in one store */
+	for (struct vma *x = mm_find_vma(mm, start); x && x->start < end; x = vma_next(mm, x))
+		vma_start_write(&x->lock, &mm->lock);
+	{
+		struct vma **gone = NULL;
+		unsigned n = 0, cap = 0;
+		struct mt_cursor c;
+
+		mt_cursor_init(&c, &mm->mt, start);
+		while ((v = mt_cursor_next(&c)) && v->start < end) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				gone = realloc(gone, cap * sizeof(*gone));
+				MODEL_ASSERT(gone != NULL);
+			}
+			gone[n++] = v;
+		}
+		err = mt_store_range(&mm->mt, start, end - 1, NULL);
+		if (!err && n)
+			mm_note_change(mm, start, end);
+		for (unsigned i = 0; !err && i < n; i++) {
+			vma_mark_detached(&gone[i]->lock, &mm->lock, true);
+			vma_remove(gone[i]);
+			mm->map_count--;
+		}
+		free(gone);
+	}
+	return err;
+}
+
+int mm_munmap(struct mm *mm, uint64_t start, uint64_t len)
+{
+	bool overflow;
+	int err;
+
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	len = page_align_up(len, &overflow);
+	if (overflow || !len || start + len < start)
+		return -EINVAL;
+	mmap_write_lock(&mm->lock);
+	err = do_munmap(mm, start, start + len);
+	mmap_write_unlock(&mm->lock);
+	return err;
+}
+
+/* A free range for a mapping without MAP_FIXED: the hint if it fits, else
+ * the highest gap of the mmap window (top-down, as x86-64 does). */
+static int64_t get_unmapped_area(struct mm *mm, uint64_t hint, uint64_t len)
+{
+	uint64_t start;
+
+	hint &= PAGE_MASK;
+	if (hint && hint >= mm->mmap_min && hint + len > hint && hint + len <= mm->mmap_max &&
+	    mt_gap_lowest(&mm->mt, hint, hint + len - 1, len, &start) == 0)
+		return (int64_t)hint;
+	if (mm->mmap_max - mm->mmap_min < len ||
+	    mt_gap_highest(&mm->mt, mm->mmap_min, mm->mmap_max - 1, len, &start))
+		return -ENOMEM;
+	return (int64_t)(start & PAGE_MASK);
+}
+
+int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct file *file,
+		uint64_t pgoff)
+{
+	bool overflow, shared = flags & MAP_SHARED,
+		       fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
+	struct merge_range m;
+	struct vma *v;
+	int64_t at = 0;
+	int err;
+
+	if (!len || (shared == !!(flags & MAP_PRIVATE)))
+		return -EINVAL;
+	len = page_align_up(len, &overflow);
+	if (overflow)
+		return -ENOMEM;
+	if (pgoff + (len >> PAGE_SHIFT) < pgoff)
+		return -EOVERFLOW; /* the file offset would wrap */
+	if (fixed && (addr & ~PAGE_MASK))
+		return -EINVAL;
+	if (fixed && addr + len < addr)
+		return -ENOMEM;
+	mmap_write_lock(&mm->lock);
+	/*
+	 * do_mmap's "too many mappings": '>', so a map at the limit still
+	 * succeeds and leaves one above it, as this machine's kernel (6.18)
+	 * does; a 2025 patch makes it '>='.
+	 */
+	if (mm->map_count > mm->max_map_count) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (fixed) {
+		at = (int64_t)addr;
+		if (flags & MAP_FIXED_NOREPLACE) {
+			struct vma *x = mm_find_vma(mm, addr);
+
+			if (x && x->start < addr + len) {
+				err = -EEXIST;
+				goto out;
+			}
+		}
+	} else {
+		at = get_unmapped_area(mm, addr, len);
+		if (at < 0) {
+			err = (int)at;
+			goto out;
+		}
+	}
+	if (shared && !file) {
+		/* a shared anonymous mapping is backed by its own shmem file */
+		file = file_create(0, true);
+		if (!file) {
+			err = -ENOMEM;
+			goto out;
+		}
+		pgoff = 0;
+	} else if (file) {
+		file->refcount++; /* held for the duration of the call */
+	} else {
+		pgoff = (uint64_t)at >> PAGE_SHIFT;
+	}
+	m = (struct merge_range){
+	    .start = (uint64_t)at,
+	    .end = (uint64_t)at + len,
+	    .pgoff = pgoff,
+	    .file = file,
+	    .flags = prot_to_flags(prot) | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC |
+		     (shared ? VM_SHARED | VM_MAYSHARE : 0),
+	};
+	if ((m.flags & (VM_SHARED | VM_WRITE)) == VM_WRITE)
+		m.flags |= VM_ACCOUNT; /* a private writable mapping is charged */
+	m.flags |= VM_SOFTDIRTY;
+	/* MAP_FIXED replaces what was there */
+	err = do_munmap(mm, m.start, m.end);
+	if (err)
+		goto put;
+	v = vma_merge_new_range(mm, &m, &err);
+	if (err)
+		goto put;
+	if (!v) {
+		v = vma_alloc(mm);
+		if (!v) {
+			err = -ENOMEM;
+			goto put;
+		}
+		v->start = m.start;
+		v->end = m.end;
+		v->flags = m.flags;
+		v->pgoff = m.pgoff;
+		v->file = m.file;
+		vma_lock_init(&v->lock, false);
+		vma_start_write(&v->lock, &mm->lock);
+		err = vma_tree_store(v);
+		if (err) {
+			vma_lock_destroy(&v->lock);
+			model_free(AK_VMA, v);
+			goto put;
+		}
+		vma_link_file(v);
+		mm->map_count++;
+	}
+	mm_note_change(mm, m.start, m.end);
+	err = 0;
+put:
+	if (file)
+		file_put(file);
+out:
+	mmap_write_unlock(&mm->lock);
+	return err ? err : at;
+}

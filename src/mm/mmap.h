@@ -1,0 +1,18 @@
+/*
+ * mmap and munmap (mm/mmap.c, mm/vma.c): argument checks, placement, the
+ * MAP_FIXED unmap of what was there, merging the new range into its
+ * neighbours, the map count limit. Each takes the mmap write lock.
+ */
+#ifndef VMAFUZZ_MM_MMAP_H
+#define VMAFUZZ_MM_MMAP_H
+
+#include "mm/types.h"
+
+/* The address, or a negative errno. */
+int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct file *file,
+		uint64_t pgoff);
+int mm_munmap(struct mm *mm, uint64_t start, uint64_t len);
+/* Unmap [start, end) (mmap write lock held); a failure after a split keeps it. */
+int do_munmap(struct mm *mm, uint64_t start, uint64_t end);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * mprotect, madvise and faults from the touch operation (after
+ * mm/mprotect.c, mm/madvise.c and the fault path of arch/x86/mm/fault.c).
+ */
+#include "mm/mprotect.h"
+
+#include "mm/page.h"
+#include "mm/types.h"
+#include "mm/vma.h"
+#include "mm/vma_merge.h"
+#include "runtime/sync.h"
+
+#include <errno.h>
+
+int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
+{
+	uint64_t end, at;
+	bool overflow;
+	struct vma *v;
+	int err = 0;
+
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -EINVAL;
+	len = page_align_up(len, &overflow);
+	end = start + len;
+	if (overflow || end < start)
+		return -ENOMEM;
+	if (!len)
+		return 0;
+	mmap_write_lock(&mm->lock);
+	v = mm_find_vma(mm, start);
+	if (!v || v->start > start || v->start >= end) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* VMA by VMA; a hole ends it with -ENOMEM after what came before changed */
+	for (at = start; at < end;) {
+		uint64_t flags, stop;
+		struct vma *res;
+
+		v = mm_vma_at(mm, at);
+		if (!v) {
+			err = -ENOMEM;
+			break;
+		}
+		flags = (v->flags & ~VM_ACCESS_FLAGS) | prot_to_flags(prot);
+		/* a private mapping made writable is charged; one made read-only
+		 * that never had a page is uncharged (mprotect_fixup, since 6.7) */
+		if ((flags & VM_WRITE) && !(v->flags & (VM_ACCOUNT | VM_WRITE | VM_SHARED)))
+			flags |= VM_ACCOUNT;
+		else if (!(flags & VM_WRITE) && (v->flags & VM_ACCOUNT) && vma_is_anonymous(v) &&
+			 !v->anon_vma)
+			flags &= ~VM_ACCOUNT;
+		stop = v->end < end ? v->end : end;
+		err = vma_modify(v, at, stop, flags, v->uffd, &res);
+		if (err)
+			break;
+		if (!(flags & VM_WRITE))
+			pte_wrprotect_range(mm, at, stop);
+		at = stop;
+	}
+out:
+	mmap_write_unlock(&mm->lock);
+	return err;
+}

@@ -1,0 +1,398 @@
+/* Pages, page tables, faults, copy-on-write and the rmap walk (page.h). */
+#include "mm/page.h"
+
+#include "mm/anon.h"
+#include "mm/mm.h"
+#include "mm/types.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "tree/itree.h"
+#include "tree/mtree.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+struct page zero_page = {.refcount = 1};
+
+static unsigned page_ids;
+
+static struct pgtable *pgtable_of(struct mm *mm, uint64_t addr)
+{
+	return mt_load(&mm->ptes, (addr >> PAGE_SHIFT) >> PT_SHIFT);
+}
+
+uintptr_t mm_pte(struct mm *mm, uint64_t addr)
+{
+	struct pgtable *t = pgtable_of(mm, addr);
+
+	return t ? t->pte[(addr >> PAGE_SHIFT) & (PT_ENTRIES - 1)] : 0;
+}
+
+static uintptr_t *pte_slot(struct mm *mm, uint64_t addr, bool alloc, int *err)
+{
+	uint64_t idx = (addr >> PAGE_SHIFT) >> PT_SHIFT;
+	struct pgtable *t = mt_load(&mm->ptes, idx);
+
+	*err = 0;
+	if (!t && alloc) {
+		t = model_alloc(AK_PGTABLE, sizeof(*t));
+		if (!t) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		*err = mt_store_range(&mm->ptes, idx, idx, t);
+		if (*err) {
+			model_free(AK_PGTABLE, t);
+			return NULL;
+		}
+	}
+	return t ? &t->pte[(addr >> PAGE_SHIFT) & (PT_ENTRIES - 1)] : NULL;
+}
+
+static struct page *page_alloc(void)
+{
+	struct page *p = model_alloc(AK_PAGE, sizeof(*p));
+
+	if (p)
+		p->id = ++page_ids;
+	return p;
+}
+
+static void page_put(struct page *p)
+{
+	if (p == &zero_page)
+		return;
+	MODEL_ASSERT(p->refcount > 0);
+	if (--p->refcount == 0)
+		model_free(AK_PAGE, p);
+}
+
+/* Map @p at the slot (which is empty). */
+uint64_t page_map_changes;
+
+static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p, bool write)
+{
+	*slot = (uintptr_t)p | (write ? 1 : 0);
+	mm->fault_changes++;
+	mm_note_change(mm, addr, addr + PAGE_SIZE);
+	if (p == &zero_page)
+		return;
+	if (write)
+		p->dirty = true;
+	page_map_changes++;
+	p->mapcount++;
+	p->refcount++;
+	if (p->anon_vma)
+		mm->rss_anon++;
+	else
+		mm->rss_file++;
+}
+
+static void pte_clear(struct mm *mm, uintptr_t *slot, uint64_t addr)
+{
+	struct page *p = pte_page(*slot);
+
+	*slot = 0;
+	mm->fault_changes++;
+	mm_note_change(mm, addr, addr + PAGE_SIZE);
+	if (p == &zero_page)
+		return;
+	page_map_changes++;
+	p->mapcount--;
+	if (p->anon_vma)
+		mm->rss_anon--;
+	else
+		mm->rss_file--;
+	page_put(p);
+}
+
+static uint64_t linear_index(const struct vma *v, uint64_t addr)
+{
+	return v->pgoff + ((addr - v->start) >> PAGE_SHIFT);
+}
+
+/* The page cache page of @f at @index, created if missing. */
+static struct page *cache_page(struct file *f, uint64_t index, int *err)
+{
+	struct page *p = mt_load(&f->cache, index);
+
+	*err = 0;
+	if (p)
+		return p;
+	p = page_alloc();
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	p->file = f;
+	p->index = index;
+	p->refcount = 1; /* the cache's reference */
+	*err = mt_store_range(&f->cache, index, index, p);
+	if (*err) {
+		model_free(AK_PAGE, p);
+		return NULL;
+	}
+	return p;
+}
+
+/* A new anonymous page for @v at @addr (the anon_vma exists). */
+static struct page *anon_page(struct vma *v, uint64_t addr)
+{
+	struct page *p = page_alloc();
+
+	if (p) {
+		p->anon_vma = v->anon_vma;
+		p->index = linear_index(v, addr);
+	}
+	return p;
+}
+
+/*
+ * do_fault_around: a read fault on a file VMA first maps the pages of the
+ * file already in its cache around @addr (filemap_map_pages), read-only:
+ * fault_around_bytes (64 KiB) aligned, clamped to the VMA and the page
+ * table. Found by vmafuzz conform against this machine's kernel.
+ */
+#define FAULT_AROUND_PAGES 16u
+static int fault_around(struct vma *v, uint64_t addr)
+{
+	uint64_t pte_off = (addr >> PAGE_SHIFT) & (PT_ENTRIES - 1);
+	uint64_t vma_off = (addr - v->start) >> PAGE_SHIFT;
+	uint64_t from = pte_off & ~(uint64_t)(FAULT_AROUND_PAGES - 1), to;
+	uint64_t back = pte_off < vma_off ? pte_off : vma_off;
+	int err;
+
+	if (pte_off - back > from)
+		from = pte_off - back;
+	to = from + FAULT_AROUND_PAGES;
+	if (to > PT_ENTRIES)
+		to = PT_ENTRIES;
+	if (to > pte_off + vma_pages(v) - vma_off)
+		to = pte_off + vma_pages(v) - vma_off;
+	for (uint64_t o = from; o < to; o++) {
+		uint64_t a = addr - (pte_off << PAGE_SHIFT) + (o << PAGE_SHIFT);
+		struct page *p = mt_load(&v->file->cache, linear_index(v, a));
+		uintptr_t *slot;
+
+		if (!p || a == addr) /* the faulting page: the caller maps it */
+			continue;
+		slot = pte_slot(v->mm, a, true, &err);
+		if (!slot)
+			return err;
+		if (!*slot)
+			pte_set(v->mm, slot, a, p, false);
+	}
+	return 0;
+}
+
+int fault_page(struct vma *v, uint64_t addr, bool write)
+{
+	struct mm *mm = v->mm;
+	bool shared = v->flags & VM_SHARED;
+	uintptr_t *slot;
+	struct page *p;
+	int err;
+
+	if (write ? !(v->flags & VM_WRITE) : !(v->flags & VM_ACCESS_FLAGS))
+		return -EFAULT;
+	/* A private write may need the anon_vma: prepare it first, since that
+	 * takes locks (scheduling points); from here on nothing yields, so the
+	 * entry read below cannot change under us. */
+	if (write && !shared) {
+		err = anon_vma_prepare(v);
+		if (err)
+			return err;
+	}
+	slot = pte_slot(mm, addr, true, &err);
+	if (!slot)
+		return err;
+	if (*slot) {
+		struct page *old = pte_page(*slot);
+
+		if (!write || pte_write(*slot))
+			return 0;
+		if (shared) {
+			*slot |= 1; /* a shared page becomes writable in place */
+			if (!old->dirty)
+				page_map_changes++; /* other mappings' figures change too */
+			old->dirty = true;
+			mm_note_change(mm, addr, addr + PAGE_SIZE);
+			return 0;
+		}
+		/* copy-on-write, unless the anonymous page is ours alone */
+		if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
+			*slot |= 1;
+			return 0;
+		}
+		p = anon_page(v, addr);
+		if (!p)
+			return -ENOMEM;
+		pte_clear(mm, slot, addr);
+		pte_set(mm, slot, addr, p, true);
+		return 0;
+	}
+	if (v->uffd && (v->flags & VM_UFFD_MISSING))
+		return -EAGAIN; /* the userfaultfd handler would supply the page */
+	if (!v->file) {
+		if (!write) {
+			pte_set(mm, slot, addr, &zero_page, false);
+			return 0;
+		}
+		p = anon_page(v, addr);
+		if (!p)
+			return -ENOMEM;
+		pte_set(mm, slot, addr, p, true);
+		return 0;
+	}
+	if (!write && !(v->flags & (VM_UFFD_WP | VM_UFFD_MINOR))) {
+		err = fault_around(v, addr);
+		if (err)
+			return err;
+	}
+	p = cache_page(v->file, linear_index(v, addr), &err);
+	if (!p)
+		return err;
+	if (write && !shared) {
+		/* a private write to a file page: copy it */
+		p = anon_page(v, addr);
+		if (!p)
+			return -ENOMEM;
+	}
+	pte_set(mm, slot, addr, p, write);
+	return 0;
+}
+
+/*
+ * Visit the present entries of [start, end): only the page tables that
+ * exist are read, so a walk over a large, sparse range costs what is
+ * mapped, not its size.
+ */
+void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
+		  void (*fn)(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg), void *arg)
+{
+	uint64_t first = (start >> PAGE_SHIFT) >> PT_SHIFT, last;
+	struct mt_range r;
+	struct pgtable *t;
+
+	if (start >= end)
+		return;
+	last = ((end - 1) >> PAGE_SHIFT) >> PT_SHIFT;
+	while (first <= last && (t = mt_find(&mm->ptes, first, last, &r))) {
+		uint64_t base = (r.first << PT_SHIFT) << PAGE_SHIFT;
+		/* only the entries of [start, end) in this table */
+		unsigned i = start > base ? (unsigned)((start - base) >> PAGE_SHIFT) : 0;
+		unsigned stop = end - base < ((uint64_t)PT_ENTRIES << PAGE_SHIFT)
+				    ? (unsigned)((end - base + PAGE_SIZE - 1) >> PAGE_SHIFT)
+				    : PT_ENTRIES;
+
+		for (; i < stop; i++)
+			if (t->pte[i])
+				fn(mm, &t->pte[i], base + ((uint64_t)i << PAGE_SHIFT), arg);
+		first = r.first + 1;
+	}
+}
+
+static void zap_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	(void)arg;
+	pte_clear(mm, slot, addr);
+}
+
+void zap_range(struct vma *v, uint64_t start, uint64_t end)
+{
+	for_each_pte(v->mm, start, end, zap_one, NULL);
+}
+
+static void wrprotect_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	(void)mm;
+	(void)addr;
+	(void)arg;
+	*slot &= ~(uintptr_t)1;
+}
+
+void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end)
+{
+	for_each_pte(mm, start, end, wrprotect_one, NULL);
+}
+
+struct copy_ctx {
+	struct vma *dst;
+	int err;
+};
+
+static void copy_one(struct mm *src_mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	struct copy_ctx *cc = arg;
+	struct page *p = pte_page(*slot);
+	bool write = pte_write(*slot);
+	uintptr_t *dslot;
+
+	if (cc->err)
+		return;
+	dslot = pte_slot(cc->dst->mm, addr, true, &cc->err);
+	if (!dslot)
+		return;
+	if (p != &zero_page && p->anon_vma && !(cc->dst->flags & VM_SHARED)) {
+		/* copy-on-write: both sides read-only until the next write */
+		*slot &= ~(uintptr_t)1;
+		write = false;
+	}
+	(void)src_mm;
+	pte_set(cc->dst->mm, dslot, addr, p, write);
+}
+
+int copy_ptes(struct vma *dst, struct vma *src)
+{
+	struct copy_ctx cc = {dst, 0};
+
+	/* vma_needs_copy: without an anon_vma the child faults pages in again */
+	if (!src->anon_vma)
+		return 0;
+	for_each_pte(src->mm, src->start, src->end, copy_one, &cc);
+	return cc.err;
+}
+
+static void free_table(void *t, void *arg)
+{
+	(void)arg;
+	model_free(AK_PGTABLE, t);
+}
+
+void free_pgtables(struct mm *mm)
+{
+	struct mt_cursor c;
+	void *t;
+
+	mt_cursor_init(&c, &mm->ptes, 0);
+	while ((t = mt_cursor_next(&c)))
+		free_table(t, NULL);
+	mt_destroy(&mm->ptes);
+}
+
+struct rmap_walk {
+	struct page *page;
+	int found;
+};
+
+/* One chain entry whose interval holds the page's index: does its VMA map it? */
+static bool rmap_one(struct itree_node *n, void *arg)
+{
+	struct rmap_walk *w = arg;
+	struct vma *v = avc_of(n)->vma;
+	uint64_t addr = v->start + ((w->page->index - v->pgoff) << PAGE_SHIFT);
+
+	if (addr >= v->start && addr < v->end && pte_page(mm_pte(v->mm, addr)) == w->page)
+		w->found++;
+	return true;
+}
+
+int rmap_count(struct page *p)
+{
+	struct rmap_walk w = {p, 0};
+
+	if (!p->anon_vma)
+		return -1;
+	itree_visit(&p->anon_vma->avcs, p->index, p->index, rmap_one, &w);
+	return w.found;
+}

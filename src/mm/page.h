@@ -1,0 +1,106 @@
+/*
+ * Pages, page tables and faults.
+ *
+ * The page table of an mm is a range tree (mtree.h) of page tables: index
+ * vpn >> PT_SHIFT -> struct pgtable of PT_ENTRIES entries, allocated on the
+ * first fault in their range (so a fault, like fork's copy, can fail with
+ * -ENOMEM) and freed with the mm. An entry is a page pointer with the write
+ * bit in bit 0; the zero page is mapped read-only for read faults on
+ * anonymous private memory and is not resident.
+ *
+ * Invariants (page family): a page's map count equals the entries mapping
+ * it; its reference count equals its map count, plus one while it is in a
+ * page cache; an rmap walk from an anonymous page finds every mapping of
+ * it; an anonymous page mapped more than once is mapped read-only (it is
+ * copied on the next write); the mm's resident counters equal its pages.
+ */
+#ifndef VMAFUZZ_PAGE_H
+#define VMAFUZZ_PAGE_H
+
+#include "mm/types.h"
+
+#include <string.h>
+
+#define PT_SHIFT 9
+#define PT_ENTRIES (1u << PT_SHIFT)
+
+struct page {
+	int refcount;
+	int mapcount;
+	struct anon_vma *anon_vma; /* anonymous: the anon_vma it was faulted in */
+	struct file *file;	   /* page cache: the file holding it */
+	uint64_t index;		   /* page offset in the anon_vma's or file's space */
+	bool dirty;		   /* written through some mapping (smaps' Dirty) */
+	unsigned id;
+	unsigned scan_gen; /* validation scratch: the walk that counted it */
+	int scan_maps;
+	bool scan_writable; /* one of those mappings is writable */
+} __attribute__((aligned(16)));
+
+struct pgtable {
+	uintptr_t pte[PT_ENTRIES];
+};
+
+extern struct page zero_page;
+/* Changes of any page's map count or dirty state, in any mm: they change
+ * the smaps figures of every mm mapping the page (the rollup invariants
+ * compare figures only across reads during which none happened). */
+extern uint64_t page_map_changes;
+
+static inline struct page *pte_page(uintptr_t pte)
+{
+	return (struct page *)(pte & ~(uintptr_t)1);
+}
+
+static inline bool pte_write(uintptr_t pte)
+{
+	return pte & 1;
+}
+
+/* Page tables are mostly empty: checks skip them a block at a time. */
+#define PT_BLOCK 64
+
+/*
+ * The checks call this for every block of every page table after every
+ * step, and most blocks are empty. Not memcmp: ASan's interceptor checks
+ * both buffers first. Not instrumented either: the block lies inside the
+ * table by construction, and the loop then compiles to a few vector ORs
+ * instead of 64 checked loads (the callers' own reads of @t are checked).
+ */
+__attribute__((no_sanitize("address"))) static inline bool pt_block_empty(const struct pgtable *t,
+									  unsigned first)
+{
+	uintptr_t any = 0;
+
+	for (unsigned i = 0; i < PT_BLOCK; i++)
+		any |= t->pte[first + i];
+	return !any;
+}
+
+/* The entry for @addr, or 0. */
+uintptr_t mm_pte(struct mm *mm, uint64_t addr);
+
+/* Fault one page of @v at @addr (mmap or VMA lock held). 0, -EFAULT (no
+ * access), -ENOMEM, or -EAGAIN when userfaultfd would handle it. */
+int fault_page(struct vma *v, uint64_t addr, bool write);
+/* Unmap and release the pages of [start, end) of @v (zap_page_range). */
+void zap_range(struct vma *v, uint64_t start, uint64_t end);
+/* Make the entries of [start, end) read-only (mprotect removing write). */
+void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end);
+/* Visit the present entries of [start, end) (only existing tables are read). */
+void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
+		  void (*fn)(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg), void *arg);
+/* fork's copy_page_range: map @src's pages into @dst, copy-on-write for
+ * private anonymous pages. 0 or -ENOMEM (part may be copied). */
+int copy_ptes(struct vma *dst, struct vma *src);
+/* Free every page table of @mm (exit, after everything was zapped). */
+void free_pgtables(struct mm *mm);
+
+/* rmap: how many mappings of @p an rmap walk finds. */
+int rmap_count(struct page *p);
+
+/* The page family of invariants over @mms (rmap walks cross mms after fork). */
+bool page_validate(struct mm *const *mms, unsigned n);
+uint64_t page_count_reachable(struct mm *const *mms, unsigned n);
+
+#endif

@@ -1,0 +1,247 @@
+/* userfaultfd contexts (uffd.h). */
+#include "mm/uffd.h"
+
+#include "mm/mm.h"
+#include "mm/types.h"
+#include "mm/vma.h"
+#include "mm/vma_merge.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/sync.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+static unsigned uffd_ids;
+
+struct uffd_ctx *uffd_create_locked(struct mm *mm, bool event_fork)
+{
+	struct uffd_ctx *c = model_alloc(AK_UFFD_CTX, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->mm = mm;
+	mm_grab(mm);
+	c->files = 1;
+	c->refcount = 1;
+	c->event_fork = event_fork;
+	c->id = ++uffd_ids;
+	c->next = mm->uffd_ctxs;
+	mm->uffd_ctxs = c;
+	return c;
+}
+
+struct uffd_ctx *uffd_create(struct mm *mm, bool event_fork)
+{
+	struct uffd_ctx *c;
+
+	mmap_write_lock(&mm->lock);
+	c = uffd_create_locked(mm, event_fork);
+	mmap_write_unlock(&mm->lock);
+	return c;
+}
+
+static void unlist(struct uffd_ctx *ctx)
+{
+	for (struct uffd_ctx **pp = &ctx->mm->uffd_ctxs; *pp; pp = &(*pp)->next)
+		if (*pp == ctx) {
+			*pp = ctx->next;
+			break;
+		}
+}
+
+void uffd_ctx_get(struct uffd_ctx *c)
+{
+	c->refcount++;
+}
+
+void uffd_ctx_put(struct uffd_ctx *c)
+{
+	MODEL_ASSERT(c->refcount > 0);
+	if (--c->refcount)
+		return;
+	mm_drop(c->mm);
+	model_free(AK_UFFD_CTX, c);
+}
+
+void uffd_discard(struct uffd_ctx *ctx)
+{
+	unlist(ctx);
+	ctx->released = true;
+	uffd_ctx_put(ctx);
+}
+
+static uint64_t mode_flags(unsigned modes)
+{
+	return (modes & UFFD_MODE_MISSING ? VM_UFFD_MISSING : 0) |
+	       (modes & UFFD_MODE_WP ? VM_UFFD_WP : 0) |
+	       (modes & UFFD_MODE_MINOR ? VM_UFFD_MINOR : 0);
+}
+
+/* Which VMAs may be registered: anonymous private or shmem. */
+static bool vma_can_userfault(const struct vma *v, unsigned modes)
+{
+	if (v->file && !v->file->shmem)
+		return false;
+	/* minor faults need a page cache */
+	return !(modes & UFFD_MODE_MINOR) || (v->file && v->file->shmem);
+}
+
+/*
+ * Set (ctx, flags) on every VMA of [start, end), merging and splitting as
+ * vma_modify does. The range has been checked to have no hole.
+ */
+static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint64_t clear,
+		 struct uffd_ctx *ctx, struct uffd_ctx *only)
+{
+	for (uint64_t at = start; at < end;) {
+		struct vma *v = mm_find_vma(mm, at), *res;
+		uint64_t stop;
+		int err;
+
+		if (!v || v->start >= end)
+			break;
+		if (v->start > at)
+			at = v->start;
+		stop = v->end < end ? v->end : end;
+		if (!only || v->uffd == only) {
+			err = vma_modify(v, at, stop, (v->flags & ~clear) | set, ctx, &res);
+			if (err)
+				return err;
+		}
+		at = stop;
+	}
+	return 0;
+}
+
+int uffd_register(struct uffd_ctx *ctx, uint64_t start, uint64_t len, unsigned modes)
+{
+	struct mm *mm = ctx->mm;
+	uint64_t end = start + len, at;
+	int err = 0;
+
+	if (!modes || (modes & ~7u) || (start | len) & ~PAGE_MASK || !len || end < start)
+		return -EINVAL;
+	mmap_write_lock(&mm->lock);
+	/* the whole range must be mapped by VMAs that can take it */
+	for (at = start; at < end;) {
+		struct vma *v = mm_vma_at(mm, at);
+
+		if (!v || !vma_can_userfault(v, modes)) {
+			err = -EINVAL;
+			goto out;
+		}
+		if (v->uffd && v->uffd != ctx) {
+			err = -EBUSY;
+			goto out;
+		}
+		at = v->end;
+	}
+	err = apply(mm, start, end, mode_flags(modes), VM_UFFD_FLAGS, ctx, NULL);
+out:
+	mmap_write_unlock(&mm->lock);
+	return err;
+}
+
+int uffd_unregister(struct uffd_ctx *ctx, uint64_t start, uint64_t len)
+{
+	struct mm *mm = ctx->mm;
+	int err;
+
+	if ((start | len) & ~PAGE_MASK || !len || start + len < start)
+		return -EINVAL;
+	mmap_write_lock(&mm->lock);
+	err = apply(mm, start, start + len, 0, VM_UFFD_FLAGS, NULL, ctx);
+	mmap_write_unlock(&mm->lock);
+	return err;
+}
+
+void uffd_get(struct uffd_ctx *c)
+{
+	c->files++;
+}
+
+static void uffd_release(struct uffd_ctx *ctx)
+{
+	struct mm *mm = ctx->mm;
+	struct vma *v;
+
+	if (mm->dead) {
+		/* the process exited before its context closed: no VMAs left */
+		uffd_discard(ctx);
+		return;
+	}
+	ctx->released = true; /* no new registrations; fork may still hold it */
+	mmap_write_lock(&mm->lock);
+	for (uint64_t at = 0; (v = mm_find_vma(mm, at));) {
+		struct vma *res = v;
+
+#ifdef VMAFUZZ_BUG_uffd_flags_without_ctx
+		/* like "userfaultfd: clear flag if remap event not enabled"
+		 * (2018): the context goes, its flags stay */
+		if (v->uffd == ctx) {
+			vma_start_write(&v->lock, &mm->lock);
+			v->uffd = NULL;
+		} else
+#endif
+		    if (v->uffd == ctx &&
+			vma_modify(v, v->start, v->end, v->flags & ~VM_UFFD_FLAGS, NULL, &res)) {
+			/* close cannot fail: when merging cannot allocate, clear in
+			 * place and leave the neighbours unmerged */
+			vma_start_write(&v->lock, &mm->lock);
+			v->flags &= ~VM_UFFD_FLAGS;
+			v->uffd = NULL;
+		}
+		at = res->end;
+	}
+	unlist(ctx);
+	mmap_write_unlock(&mm->lock);
+	uffd_ctx_put(ctx);
+}
+
+void uffd_put(struct uffd_ctx *c)
+{
+	MODEL_ASSERT(c->files > 0);
+	if (--c->files == 0)
+		uffd_release(c);
+}
+
+bool uffd_validate_ctxs(struct mm *mm)
+{
+	bool ok = true;
+
+	for (struct uffd_ctx *x = mm->uffd_ctxs; x; x = x->next)
+		if (x->refcount != 1 || x->files < 1 || x->released || x->mm != mm)
+			ok = check_fail(
+			    CK_UFFD_CTX_REFCOUNT, "uffd ctx#%u of mm %u: refcount %d, files %d%s",
+			    x->id, mm->id, x->refcount, x->files, x->released ? ", released" : "");
+	return ok;
+}
+
+bool uffd_validate_vma(struct mm *mm, struct vma *v)
+{
+	bool ok = true, listed = false;
+
+	if (!!(v->flags & VM_UFFD_FLAGS) != !!v->uffd)
+		ok = check_fail(CK_UFFD_FLAGS_CTX, "vma#%u has userfaultfd flags %s context", v->id,
+				v->uffd ? "off but a" : "on but no");
+	if (!v->uffd)
+		return ok;
+	for (struct uffd_ctx *x = mm->uffd_ctxs; x; x = x->next)
+		listed |= x == v->uffd;
+	if (!listed)
+		ok = check_fail(CK_UFFD_RELEASED_CTX,
+				"vma#%u points to a context that is not open on mm %u", v->id,
+				mm->id);
+	return ok;
+}
+
+bool uffd_check_no_fork_ctx(void)
+{
+	uint64_t left = alloc_live(AK_UFFD_FORK_CTX);
+
+	if (!left)
+		return true;
+	return check_fail(CK_UFFD_FORK_CTX_LEFT, "%" PRIu64 " fork context(s) outlive their fork",
+			  left);
+}

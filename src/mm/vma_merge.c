@@ -1,0 +1,315 @@
+/* Splitting, merging and removing VMAs (vma_merge.h). */
+#include "mm/vma_merge.h"
+
+#include "mm/anon.h"
+#include "mm/file.h"
+#include "mm/page.h"
+#include "mm/types.h"
+#include "mm/vma.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/sync.h"
+#include "tree/mtree.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+int vma_tree_store(struct vma *v)
+{
+	return mt_store_range(&v->mm->mt, v->start, v->end - 1, v);
+}
+
+void vma_remove(struct vma *v)
+{
+	zap_range(v, v->start, v->end);
+	unlink_anon_vmas(v);
+	vma_unlink_file(v);
+	vma_free(v);
+}
+
+/* @v's bounds or pgoff changed: key it again in its anon_vmas' trees and in
+ * its file's i_mmap, as vma_prepare and vma_complete's updates do. */
+static void vma_intervals_update(struct vma *v)
+{
+	anon_vma_interval_update(v);
+	vma_file_interval_update(v);
+}
+
+/*
+ * Split without the map count limit, as munmap splits (__split_vma): it may
+ * leave one VMA above the limit for a moment, to free what it unmaps.
+ */
+int vma_split_unlimited(struct vma *v, uint64_t addr, bool new_below)
+{
+	struct mm *mm = v->mm;
+	uint64_t shift = (addr - v->start) >> PAGE_SHIFT;
+	struct vma *n;
+	int err;
+
+	MODEL_ASSERT(addr > v->start && addr < v->end && !(addr & ~PAGE_MASK));
+	n = vma_dup(v);
+	if (!n)
+		return -ENOMEM;
+	if (new_below) {
+		n->end = addr;
+	} else {
+		n->start = addr;
+		n->pgoff += shift;
+	}
+	err = anon_vma_clone(n, v);
+	if (err)
+		goto free;
+	vma_start_write(&v->lock, &mm->lock);
+	vma_lock_init(&n->lock, false);
+	vma_start_write(&n->lock, &mm->lock);
+	/* vma_prepare to vma_complete: the file's i_mmap changes under one hold
+	 * of its lock, so no walk finds the pages in neither half */
+	if (v->file)
+		down_write(&v->file->i_mmap_rwsem);
+	err = vma_tree_store(n);
+	if (err) {
+		if (v->file)
+			up_write(&v->file->i_mmap_rwsem);
+		unlink_anon_vmas(n);
+		goto free;
+	}
+	if (new_below) {
+		v->start = addr;
+		v->pgoff += shift;
+	} else {
+		v->end = addr;
+	}
+	vma_intervals_update(v);
+	if (v->file) {
+		vma_link_file_locked(n);
+		up_write(&v->file->i_mmap_rwsem);
+	}
+	mm->map_count++;
+	return 0;
+free:
+	vma_lock_destroy(&n->lock);
+	model_free(AK_VMA, n);
+	return err;
+}
+
+/* split_vma: mprotect, madvise and userfaultfd refuse a split at the limit. */
+int vma_split(struct vma *v, uint64_t addr, bool new_below)
+{
+	if (v->mm->map_count >= v->mm->max_map_count)
+		return -ENOMEM;
+	return vma_split_unlimited(v, addr, new_below);
+}
+
+/* is_mergeable_anon_vma: equal, or one side has none and @v's chain is single. */
+static bool anon_mergeable(const struct anon_vma *a, const struct anon_vma *b, const struct vma *v)
+{
+#ifdef VMAFUZZ_BUG_merge_anon_mismatch
+	/* the first version of the reuse on fork (2019) let VMAs with
+	 * different anon_vmas merge */
+	(void)a;
+	(void)b;
+	(void)v;
+	return true;
+#endif
+	if ((!a || !b) && (!v || !v->chain || !v->chain->vma_next))
+		return true;
+	return a == b;
+}
+
+/* What a range would become: the properties a neighbour must share. */
+static bool same_kind(const struct vma *n, const struct merge_range *m)
+{
+	return !((n->flags ^ m->flags) & ~VM_SOFTDIRTY) && n->file == m->file &&
+	       n->uffd == m->uffd && anon_mergeable(n->anon_vma, m->anon_vma, m->vma);
+}
+
+static bool can_merge_after(const struct vma *prev, const struct merge_range *m)
+{
+	return prev && prev->end == m->start && same_kind(prev, m) &&
+	       prev->pgoff + vma_pages(prev) == m->pgoff;
+}
+
+static bool can_merge_before(const struct vma *next, const struct merge_range *m)
+{
+	return next && next->start == m->end && same_kind(next, m) &&
+	       next->pgoff == m->pgoff + ((m->end - m->start) >> PAGE_SHIFT);
+}
+
+/* Neighbours that merge on both sides must also suit each other. */
+static bool both_ways(const struct vma *prev, const struct vma *next)
+{
+	return !prev->anon_vma || !next->anon_vma || prev->anon_vma == next->anon_vma;
+}
+
+/* @keep absorbs @gone's range: take its anon_vma if it has none (dup_anon_vma). */
+static int take_anon(struct vma *keep, struct vma *gone)
+{
+	int err;
+
+	if (keep->anon_vma || !gone->anon_vma)
+		return 0;
+	keep->anon_vma = gone->anon_vma;
+	err = anon_vma_clone(keep, gone);
+	if (err)
+		keep->anon_vma = NULL;
+	return err;
+}
+
+/* Take @gone (adjacent, already covered by @keep's new range) out. */
+static void absorb(struct vma *keep, struct vma *gone)
+{
+	struct mm *mm = keep->mm;
+
+	(void)keep;
+	vma_start_write(&gone->lock, &mm->lock);
+	vma_mark_detached(&gone->lock, &mm->lock, true);
+	/* its pages stay: they are mapped in the same mm at the same place */
+	unlink_anon_vmas(gone);
+	vma_unlink_file(gone);
+	vma_free(gone);
+	mm->map_count--;
+}
+
+/* Grow @v to [start, end) (already checked mergeable) with one tree store. */
+static int expand(struct vma *v, uint64_t start, uint64_t end)
+{
+	struct mm *mm = v->mm;
+	uint64_t ostart = v->start, oend = v->end, opgoff = v->pgoff;
+	int err;
+
+	vma_start_write(&v->lock, &mm->lock);
+	if (start < v->start)
+		v->pgoff -= (v->start - start) >> PAGE_SHIFT;
+	v->start = start;
+	v->end = end;
+	err = vma_tree_store(v);
+	if (err) {
+		v->start = ostart;
+		v->end = oend;
+		v->pgoff = opgoff;
+		return err;
+	}
+	v->flags |= VM_SOFTDIRTY;
+	vma_intervals_update(v);
+	return 0;
+}
+
+/*
+ * Merge a new mapping [m->start, m->end) into its neighbours if it may
+ * (vma_merge_new_range). Returns the VMA that now covers it, NULL when no
+ * merge was possible, or sets *err.
+ */
+struct vma *vma_merge_new_range(struct mm *mm, struct merge_range *m, int *err)
+{
+	struct vma *prev = m->start ? mm_vma_at(mm, m->start - 1) : NULL;
+	struct vma *next = mm_vma_at(mm, m->end);
+	bool left = can_merge_after(prev, m);
+	bool right = can_merge_before(next, m) && (!left || both_ways(prev, next));
+
+	*err = 0;
+	if (left && right) {
+		*err = take_anon(prev, next);
+		if (*err || (*err = expand(prev, prev->start, next->end)))
+			return NULL;
+		absorb(prev, next);
+		return prev;
+	}
+	if (left) {
+		*err = expand(prev, prev->start, m->end);
+		return *err ? NULL : prev;
+	}
+	if (right) {
+		*err = expand(next, m->start, next->end);
+		return *err ? NULL : next;
+	}
+	return NULL;
+}
+
+int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, struct uffd_ctx *uffd,
+	       struct vma **result)
+{
+	struct mm *mm = v->mm;
+	struct merge_range m = {
+	    .start = start,
+	    .end = end,
+	    .flags = flags,
+	    .pgoff = v->pgoff + ((start - v->start) >> PAGE_SHIFT),
+	    .file = v->file,
+	    .anon_vma = v->anon_vma,
+	    .uffd = uffd,
+	    .vma = v,
+	};
+	struct vma *prev = start == v->start ? vma_prev(mm, v) : NULL;
+	struct vma *next = end == v->end ? vma_next(mm, v) : NULL;
+	bool left, right;
+	int err;
+
+	*result = v;
+	if (flags == v->flags && uffd == v->uffd)
+		return 0;
+	left = can_merge_after(prev, &m);
+	right = can_merge_before(next, &m) && (!left || both_ways(prev, next));
+	if (left && right) {
+		/* prev takes v and next */
+		if ((err = take_anon(prev, v)) || (err = take_anon(prev, next)))
+			return err;
+		err = expand(prev, prev->start, next->end);
+		if (err)
+			return err;
+		absorb(prev, v);
+		absorb(prev, next);
+		*result = prev;
+		return 0;
+	}
+	if (left) {
+		err = take_anon(prev, v);
+		if (err)
+			return err;
+		if (end == v->end) {
+			err = expand(prev, prev->start, end);
+			if (!err)
+				absorb(prev, v);
+		} else {
+			/* prev grows over [start, end), v keeps the rest */
+			vma_start_write(&v->lock, &mm->lock);
+			err = expand(prev, prev->start, end);
+			if (!err) {
+				v->pgoff += (end - v->start) >> PAGE_SHIFT;
+				v->start = end;
+				vma_intervals_update(v);
+			}
+		}
+		*result = prev;
+		return err;
+	}
+	if (right) {
+		err = take_anon(next, v);
+		if (err)
+			return err;
+		if (start == v->start) {
+			err = expand(next, start, next->end);
+			if (!err)
+				absorb(next, v);
+		} else {
+			vma_start_write(&v->lock, &mm->lock);
+			v->end = start;
+			vma_intervals_update(v); /* keys follow bounds at every point */
+			err = expand(next, start, next->end);
+			if (err) {
+				v->end = end;
+				vma_intervals_update(v);
+			}
+		}
+		*result = next;
+		return err;
+	}
+	/* no merge: split off what stays as it is, change the middle */
+	if (start > v->start && (err = vma_split(v, start, true)))
+		return err;
+	if (end < v->end && (err = vma_split(v, end, false)))
+		return err;
+	vma_start_write(&v->lock, &mm->lock);
+	v->flags = flags;
+	v->uffd = uffd;
+	return 0;
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The layering of the sources, read from their #include "..." lines:
+#
+#   src/runtime  <  src/tree  <  src/mm  <  fuzz  <  tools, bench
+#
+# A file may include headers of its own layer and of lower ones, never of a
+# higher one (the model knows nothing of fuzzing; the range tree nothing of
+# the address space; the runtime neither). tests/ may include anything.
+# Modules (a .c and its .h, by path without the extension) must not include
+# each other in a circle. Then the checker is shown catching an upward
+# include and a circle, in copies of the tree broken on purpose.
+set -uo pipefail
+ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$ROOT/tests/shlib"
+
+# layering_check DIR: 0 when DIR's sources keep the rules, else 1 with the
+# offending includes on stdout.
+layering_check() {
+	local dir=$1 edges bad=0
+	edges=$(cd "$dir" && find src fuzz tools bench -name '*.[ch]' | sort | while read -r f; do
+		grep -hoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^"]+"' "$f" |
+			sed -E 's/.*"([^"]+)"/\1/' | while read -r inc; do
+			local d t=""
+			d=$(dirname "$f")
+			for c in "$d/$inc" "src/$inc" "fuzz/$inc" "bench/$inc" "tools/$inc"; do
+				if [ -f "$c" ]; then
+					t=$c
+					break
+				fi
+			done
+			[ -n "$t" ] && echo "$f $t"
+		done
+	done)
+	# upward includes
+	local up
+	up=$(echo "$edges" | awk '
+		function layer(p) {
+			if (p ~ /^src\/runtime\//) return 0
+			if (p ~ /^src\/tree\//) return 1
+			if (p ~ /^src\/mm\//) return 2
+			if (p ~ /^src\//) return 2
+			if (p ~ /^fuzz\//) return 3
+			return 4
+		}
+		NF == 2 && layer($2) > layer($1) { print "upward include: " $1 " includes " $2 }')
+	if [ -n "$up" ]; then
+		echo "$up"
+		bad=1
+	fi
+	# circles between modules: tsort reports a loop
+	local loops
+	loops=$(echo "$edges" | awk 'NF == 2 {
+			a = $1; b = $2; sub(/\.[ch]$/, "", a); sub(/\.[ch]$/, "", b)
+			if (a != b) print a, b
+		}' | tsort 2>&1 >/dev/null | grep -v '^tsort: -: input contains a loop:$' || true)
+	if [ -n "$loops" ]; then
+		echo "include circle through:"
+		echo "$loops" | sed 's/^tsort: /  /'
+		bad=1
+	fi
+	return $bad
+}
+
+out=$(layering_check "$ROOT")
+if [ $? -eq 0 ]; then
+	ok "the tree keeps its layers and has no include circle"
+else
+	echo "$out"
+	bad "layering of $ROOT"
+fi
+edges=$(cd "$ROOT" && grep -rhoE '^#include "[^"]+"' src fuzz tools bench | wc -l)
+[ "$edges" -gt 200 ] && ok "read $edges includes" || bad "read only $edges includes"
+
+# The checker fires: a copy with an upward include, a copy with a circle.
+copy() {
+	rm -rf "$T/tree"
+	mkdir -p "$T/tree"
+	(cd "$ROOT" && cp -r src fuzz tools bench "$T/tree/")
+}
+copy
+echo '#include "mm/types.h"' >>"$T/tree/src/tree/itree.c"
+out=$(layering_check "$T/tree")
+if [ $? -ne 0 ] && echo "$out" | grep -q 'upward include: src/tree/itree.c includes src/mm/types.h'; then
+	ok "an upward include (tree -> mm) is caught"
+else
+	bad "an upward include went unseen: $out"
+fi
+copy
+echo '#include "exec.h"' >>"$T/tree/src/runtime/check.c"
+out=$(layering_check "$T/tree")
+if [ $? -ne 0 ] && echo "$out" | grep -q 'src/runtime/check.c includes fuzz/exec.h'; then
+	ok "a model file including the harness is caught"
+else
+	bad "src -> fuzz went unseen: $out"
+fi
+copy
+echo '#include "mm/mmap.h"' >>"$T/tree/src/mm/vma.h"
+echo '#include "mm/vma.h"' >>"$T/tree/src/mm/mmap.h"
+out=$(layering_check "$T/tree")
+if [ $? -ne 0 ] && echo "$out" | grep -q 'include circle' && echo "$out" | grep -q 'src/mm/vma'; then
+	ok "an include circle (mm/vma <-> mm/mmap) is caught"
+else
+	bad "a circle went unseen: $out"
+fi
+
+finish

@@ -1,0 +1,106 @@
+/*
+ * The tree seam: what fuzz_mtree does to "a tree", for any implementation
+ * of a range tree that maps every index of [0, UINT64_MAX] to an entry or to
+ * nothing. The model's range tree (src/tree/, through tree_model.c) is the
+ * first backend; the kernel's own lib/maple_tree.c, compiled from a kernel
+ * tree, is the second. The target, the reference map's checks (mtref.h) and
+ * the RCU reader's oracle reach a tree only through these operations, so they
+ * do not care which one they drive.
+ *
+ * This header includes neither tree's headers (the two define the same
+ * names: mt_find, mt_validate, mt_dump), only the plain types below.
+ *
+ * Entries are non-NULL pointers whose two low bits are not 0b10 (reserved
+ * by both trees), or the backend's own marker `zero` (the kernel's
+ * XA_ZERO_ENTRY, the model's MT_ZERO_ENTRY), which walks return like an
+ * entry.
+ *
+ * Allocation failure: every backend takes its node allocations from the
+ * runtime's allocator hooks, so that the executor's fail_at makes the Nth
+ * allocation inside an operation fail (runtime/alloc.h).
+ */
+#ifndef VMAFUZZ_TREE_BACKEND_H
+#define VMAFUZZ_TREE_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TREE_MAX UINT64_MAX
+
+struct tree_range {
+	uint64_t first, last;
+};
+
+/* Visit one entry and its range; false stops the walk. */
+typedef bool (*tree_visit_fn)(void *arg, const struct tree_range *r, void *entry);
+
+/* An exact picture of a tree's layout (nodes, pivots, entries), as words:
+ * equal pictures, equal trees. For "unchanged" checks after a failed write. */
+struct tree_picture {
+	uint64_t *w;
+	size_t n, cap;
+};
+
+void tree_picture_put(struct tree_picture *p, uint64_t w);
+bool tree_picture_equal(const struct tree_picture *a, const struct tree_picture *b);
+void tree_picture_free(struct tree_picture *p);
+
+struct tree_backend {
+	const char *name;
+	void *zero; /* the marker entry dup_mmap stores at a failure point */
+	/* A new empty tree, in RCU mode: NULL when out of memory. */
+	void *(*create)(void);
+	/* Free every node; the tree stays usable, empty. */
+	void (*clear)(void *t);
+	/* clear, then free the handle. */
+	void (*release)(void *t);
+
+	/* Store @entry (NULL: erase) over [first, last]: 0, -EINVAL, -ENOMEM
+	 * (the tree then unchanged). */
+	int (*store)(void *t, uint64_t first, uint64_t last, void *entry);
+	/* Erase the range holding @index; *old gets what was there. */
+	int (*erase)(void *t, uint64_t index, void **old);
+	/* The entry (or NULL) at @index and the whole range holding it. */
+	void *(*load)(void *t, uint64_t index, struct tree_range *r);
+	/* First entry meeting [from, max] / last meeting [min, from], or NULL. */
+	void *(*find)(void *t, uint64_t from, uint64_t max, struct tree_range *r);
+	void *(*find_prev)(void *t, uint64_t from, uint64_t min, struct tree_range *r);
+	/* Lowest (@highest: highest) start of @size empty indices in [lo, hi]:
+	 * 0, -EBUSY (none) or -EINVAL. */
+	int (*gap)(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest, uint64_t *start);
+	/* Entries meeting [from, to] in order, with the tree's cursor (the
+	 * caller holds the tree's lock). */
+	void (*walk)(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg);
+	/* The same under rcu_read_lock alone, while a writer may change the
+	 * tree; may revisit a range the tree changed meanwhile. */
+	void (*rcu_walk)(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg);
+	/* Duplicate @src into the empty @dst: 0, or -ENOMEM with @dst empty. */
+	int (*dup)(void *src, void *dst);
+	/* Append entries in ascending order into an empty tree that no reader
+	 * can see: begin with the expected count (-ENOMEM: nothing changed),
+	 * append (-EINVAL out of order, -ENOMEM), end. NULL: not supported. */
+	int (*bulk_begin)(void *t, uint64_t expected, void **bulk);
+	int (*bulk_append)(void *bulk, uint64_t first, uint64_t last, void *entry);
+	void (*bulk_end)(void *bulk);
+
+	/* Every structural invariant of the tree (reports through check_fail). */
+	bool (*validate)(void *t);
+	/* @dup is a faithful duplicate of @src (as the backend's dup promises). */
+	bool (*check_dup)(void *src, void *dup);
+	/* The tree's exact layout. */
+	void (*picture)(void *t, struct tree_picture *p);
+	/* Nodes reachable from the tree. */
+	uint64_t (*nodes)(void *t);
+	/* The backend's live nodes are exactly @reachable (plus those waiting
+	 * for an RCU grace period): false after a report. */
+	bool (*check_live)(uint64_t reachable);
+	/* The tree, node by node, entries printed by @print (NULL: pointers). */
+	void (*dump)(FILE *out, void *t, void (*print)(FILE *out, const void *entry));
+};
+
+/* The model's range tree (src/tree/mtree.h). */
+extern const struct tree_backend tree_model;
+
+#endif

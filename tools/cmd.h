@@ -1,18 +1,21 @@
 /*
- * Subcommands of vmafuzz that live in their own files (tools/cmd_<name>.c),
- * and the helpers of tools/vmafuzz.c they use. Each is registered in the
- * table commands[] in vmafuzz.c with its usage and help text.
+ * The subcommands of vmafuzz, one file each (tools/cmd_<name>.c), with the
+ * helpers they share (cmd_util.h). Each is registered in the table
+ * commands[] in tools/vmafuzz.c with its usage and help text, and runs with
+ * argv[0] its own name; it returns the exit status: 0, 1 for a negative
+ * answer (no longer fails, a difference), 2 for a usage or I/O error.
  */
 #ifndef VMAFUZZ_CMD_H
 #define VMAFUZZ_CMD_H
 
-#include "target.h"
+#include "cmd_util.h"
 
-/* "vmafuzz CMD: <fmt with arg>" and CMD's usage line on stderr; returns 2. */
-int cmd_usage_error(const char *cmd, const char *fmt, const char *arg);
-/* The target named @name, or NULL after listing the targets on stderr. */
-const struct fuzz_target *cmd_target(const char *cmd, const char *name);
-
+int cmd_list(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
+int cmd_print(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_triage(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
 int cmd_regress(int argc, char **argv);

@@ -423,92 +423,112 @@ static char *default_png(const char *in)
 	return s;
 }
 
-int cmd_plot(int argc, char **argv)
-{
-	const char *png = NULL, *title = NULL, *bench = NULL;
+struct plot_args {
+	const char *png, *title, *bench;
 	const char *inputs[16];
-	unsigned ninputs = 0;
-	bool by_time = false, by_execs = false, script_only = false;
-	struct series s[16];
-	char *buf = NULL, *png_alloc = NULL;
-	size_t len = 0;
-	FILE *out;
-	int rc = 0;
+	unsigned ninputs;
+	bool by_time, by_execs, script_only;
+};
 
+/* 0, or the exit status after a usage error. */
+static int parse_args(int argc, char **argv, struct plot_args *a)
+{
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *o = argv[i];
 
-		if (!strcmp(a, "-o") || !strcmp(a, "--title") || !strcmp(a, "--bench")) {
+		if (!strcmp(o, "-o") || !strcmp(o, "--title") || !strcmp(o, "--bench")) {
 			if (i + 1 >= argc)
-				return cmd_usage_error("plot", "%s needs an argument", a);
-			if (!strcmp(a, "-o"))
-				png = argv[++i];
-			else if (!strcmp(a, "--title"))
-				title = argv[++i];
+				return cmd_usage_error("plot", "%s needs an argument", o);
+			if (!strcmp(o, "-o"))
+				a->png = argv[++i];
+			else if (!strcmp(o, "--title"))
+				a->title = argv[++i];
 			else
-				bench = argv[++i];
-		} else if (!strcmp(a, "--time")) {
-			by_time = true;
-		} else if (!strcmp(a, "--execs")) {
-			by_execs = true;
-		} else if (!strcmp(a, "--script")) {
-			script_only = true;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error("plot", "unknown option '%s'", a);
-		} else if (ninputs == sizeof(inputs) / sizeof(inputs[0])) {
-			return cmd_usage_error("plot", "at most 16 inputs, got also '%s'", a);
+				a->bench = argv[++i];
+		} else if (!strcmp(o, "--time")) {
+			a->by_time = true;
+		} else if (!strcmp(o, "--execs")) {
+			a->by_execs = true;
+		} else if (!strcmp(o, "--script")) {
+			a->script_only = true;
+		} else if (o[0] == '-' && o[1]) {
+			return cmd_usage_error("plot", "unknown option '%s'", o);
+		} else if (a->ninputs == sizeof(a->inputs) / sizeof(a->inputs[0])) {
+			return cmd_usage_error("plot", "at most 16 inputs, got also '%s'", o);
 		} else {
-			inputs[ninputs++] = a;
+			a->inputs[a->ninputs++] = o;
 		}
 	}
-	if (by_time && by_execs)
+	if (a->by_time && a->by_execs)
 		return cmd_usage_error("plot", "%s", "--time and --execs exclude each other");
-	if (bench && ninputs)
+	if (a->bench && a->ninputs)
 		return cmd_usage_error("plot", "--bench takes one CSV file, got also '%s'",
-				       inputs[0]);
-	if (!bench && !ninputs)
+				       a->inputs[0]);
+	if (!a->bench && !a->ninputs)
 		return cmd_usage_error(
 		    "plot", "%s", "needs a libFuzzer log or AFL++ plot_data file (or --bench CSV)");
-	if (!png)
-		png = png_alloc = default_png(bench ? bench : inputs[0]);
+	return 0;
+}
+
+/* The script for the fuzzing runs of @a into @out; 0 or the exit status. */
+static int fuzz_script(FILE *out, const struct plot_args *a, const char *png)
+{
+	struct series s[16];
+	bool all_time = true, all_execs = true;
+	int rc = 0;
 
 	memset(s, 0, sizeof(s));
+	for (unsigned i = 0; i < a->ninputs && !rc; i++) {
+		rc = read_series(a->inputs[i], &s[i]);
+		if (!rc) {
+			all_time &= s[i].has_time;
+			all_execs &= s[i].has_execs;
+		}
+	}
+	if (!rc && a->by_execs && !all_execs) {
+		fprintf(stderr, "vmafuzz plot: --execs: an input has no execution counts\n");
+		rc = 2;
+	}
+	if (!rc) {
+		/* time when every input measures it, else executions */
+		bool t = a->by_time || (!a->by_execs && (all_time || !all_execs));
+
+		write_fuzz_script(
+		    out, s, a->ninputs, t,
+		    a->title ? a->title : (a->ninputs == 1 ? a->inputs[0] : "fuzzing runs"), png);
+	}
+	for (unsigned i = 0; i < a->ninputs; i++)
+		free(s[i].pt);
+	return rc;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	struct plot_args a;
+	char *buf = NULL, *png_alloc = NULL;
+	const char *png;
+	size_t len = 0;
+	FILE *out;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc;
+	png = a.png ? a.png : (png_alloc = default_png(a.bench ? a.bench : a.inputs[0]));
 	out = open_memstream(&buf, &len);
 	if (!out) {
 		perror("vmafuzz plot");
+		free(png_alloc);
 		return 1;
 	}
-	if (bench) {
-		rc = write_bench_script(out, bench, title ? title : bench, png);
-	} else {
-		bool all_time = true, all_execs = true;
-
-		for (unsigned i = 0; i < ninputs && !rc; i++) {
-			rc = read_series(inputs[i], &s[i]);
-			if (!rc) {
-				all_time &= s[i].has_time;
-				all_execs &= s[i].has_execs;
-			}
-		}
-		if (!rc && by_execs && !all_execs) {
-			fprintf(stderr,
-				"vmafuzz plot: --execs: an input has no execution counts\n");
-			rc = 2;
-		}
-		if (!rc) {
-			/* time when every input measures it, else executions */
-			bool t = by_time || (!by_execs && (all_time || !all_execs));
-
-			write_fuzz_script(
-			    out, s, ninputs, t,
-			    title ? title : (ninputs == 1 ? inputs[0] : "fuzzing runs"), png);
-		}
-		for (unsigned i = 0; i < ninputs; i++)
-			free(s[i].pt);
-	}
+	if (a.bench)
+		rc = write_bench_script(out, a.bench, a.title ? a.title : a.bench, png);
+	else
+		rc = fuzz_script(out, &a, png);
 	fclose(out);
 	if (!rc) {
-		if (script_only)
+		if (a.script_only)
 			fwrite(buf, 1, len, stdout);
 		else
 			rc = run_gnuplot(buf, len, png);

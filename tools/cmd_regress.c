@@ -6,7 +6,11 @@
  * fixed (triage reports such a file as "no longer fails").
  */
 #include "cmd.h"
-#include "crash.h"
+#include "crash_name.h"
+#include "crash_opts.h"
+#include "crash_run.h"
+#include "crash_target.h"
+#include "file_util.h"
 #include "replay.h"
 
 #include <errno.h>
@@ -54,23 +58,16 @@ static bool make_dir(const char *path)
 	return false;
 }
 
-int cmd_regress(int argc, char **argv)
-{
-	struct crash_opts o = {NULL, NULL, CRASH_DEFAULT_TIMEOUT};
-	const char *in = NULL, *why = NULL, *root_opt = NULL;
-	char driver[PATH_MAX], root[PATH_MAX], path[PATH_MAX + 128], tmp[PATH_MAX], slug[64];
-	char cause[512], date[16];
-	static struct prog p;
-	struct crash_result r;
-	const struct fuzz_target *t;
-	uint8_t *data, *bin;
-	size_t size;
-	time_t now;
-	FILE *f;
-	bool ran;
+struct regress_args {
+	struct crash_opts o;
+	const char *in, *why, *root;
+};
 
+/* 0, or the exit status after a usage error. */
+static int parse_args(int argc, char **argv, struct regress_args *a)
+{
 	for (int i = 1; i < argc; i++) {
-		int k = crash_opt("regress", argc, argv, &i, &o);
+		int k = crash_opt("regress", argc, argv, &i, &a->o);
 
 		if (k < 0)
 			return 2;
@@ -80,103 +77,111 @@ int cmd_regress(int argc, char **argv)
 			if (i + 1 >= argc)
 				return cmd_usage_error("regress", "%s needs an argument", argv[i]);
 			if (argv[i][2] == 'w')
-				why = argv[++i];
+				a->why = argv[++i];
 			else
-				root_opt = argv[++i];
+				a->root = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cmd_usage_error("regress", "unknown option '%s'", argv[i]);
-		} else if (in) {
+		} else if (a->in) {
 			return cmd_usage_error("regress", "takes one file, got also '%s'", argv[i]);
 		} else {
-			in = argv[i];
+			a->in = argv[i];
 		}
 	}
-	if (!in)
-		return cmd_usage_error("regress", "%s", "needs a crash file");
-	t = o.target ? o.target : crash_target_of(in);
-	if (!t) {
-		fprintf(stderr,
-			"vmafuzz regress: cannot tell which target %s is for; "
-			"use --target (see 'vmafuzz list')\n",
-			in);
-		return 2;
-	}
+	return a->in ? 0 : cmd_usage_error("regress", "%s", "needs a crash file");
+}
+
+/* The source tree into @root: --root, else find_root; 0 or the exit status. */
+static int choose_root(const char *root_opt, char *root, size_t len)
+{
 	if (root_opt) {
 		if (!has_corpus(root_opt))
 			return cmd_usage_error("regress", "--root %s: no corpus/ directory there",
 					       root_opt);
-		snprintf(root, sizeof(root), "%s", root_opt);
-	} else if (!find_root(root, sizeof(root))) {
-		fprintf(stderr, "vmafuzz regress: cannot find the source tree (a directory with "
-				"corpus/); use --root\n");
-		return 2;
+		snprintf(root, len, "%s", root_opt);
+		return 0;
 	}
-	if (!crash_driver("regress", &o, t, driver, sizeof(driver)))
-		return 2;
+	if (find_root(root, len))
+		return 0;
+	fprintf(stderr, "vmafuzz regress: cannot find the source tree (a directory with "
+			"corpus/); use --root\n");
+	return 2;
+}
 
-	/* the program as it will be stored, run as triage runs it */
-	data = load_input(t, in, &size, stderr);
+/* The program of @in, as it will be stored, into *@p and run as triage runs
+ * it; its canonical bytes into *@bin (caller frees) and *@size. 0 when it
+ * fails (bucket in @r), else the exit status. */
+static int run_stored_form(const struct fuzz_target *t, const char *in, const char *driver,
+			   unsigned timeout, struct prog *p, uint8_t **bin, size_t *size,
+			   struct crash_result *r)
+{
+	uint8_t *data = load_input(t, in, size, stderr);
+	char tmp[PATH_MAX];
+	bool ran;
+
 	if (!data)
 		return 2;
-	prog_decode(t->desc, data, size, &p);
+	prog_decode(t->desc, data, *size, p);
 	free(data);
-	bin = malloc(prog_encoded_size(&p));
-	if (!bin)
+	*bin = malloc(prog_encoded_size(p));
+	if (!*bin)
 		abort();
-	size = prog_encode(&p, bin);
-	if (!crash_write_temp(bin, size, tmp, sizeof(tmp))) {
-		free(bin);
+	*size = prog_encode(p, *bin);
+	if (!crash_write_temp(*bin, *size, tmp, sizeof(tmp)))
 		return 2;
-	}
-	ran = crash_run(driver, tmp, o.timeout, &r, NULL);
+	ran = crash_run(driver, tmp, timeout, r, NULL);
 	unlink(tmp);
-	if (!ran) {
-		free(bin);
+	if (!ran)
 		return 2;
-	}
-	if (!r.failed) {
+	if (!r->failed) {
 		fprintf(stderr,
 			"vmafuzz regress: %s does not fail with %s; store a crash while it still "
 			"fails (--replay DIR selects the build that has the bug)\n",
 			in, driver);
-		free(bin);
 		return 1;
 	}
+	return 0;
+}
 
-	crash_slug(r.bucket, slug, sizeof(slug));
-	snprintf(path, sizeof(path), "%s/corpus/regress", root);
-	if (!make_dir(path)) {
-		free(bin);
-		return 2;
-	}
-	snprintf(path, sizeof(path), "%s/corpus/regress/%s", root, t->name);
-	if (!make_dir(path)) {
-		free(bin);
-		return 2;
-	}
-	snprintf(path, sizeof(path), "%s/corpus/regress/%s/%s-%08x.txt", root, t->name, slug,
+/* <root>/corpus/regress/<target>/<slug>-<hash>.txt into @path, creating the
+ * directories; false after a message. */
+static bool entry_path(const char *root, const struct fuzz_target *t, const char *bucket,
+		       const uint8_t *bin, size_t size, char *path, size_t len)
+{
+	char slug[64];
+
+	crash_slug(bucket, slug, sizeof(slug));
+	snprintf(path, len, "%s/corpus/regress", root);
+	if (!make_dir(path))
+		return false;
+	snprintf(path, len, "%s/corpus/regress/%s", root, t->name);
+	if (!make_dir(path))
+		return false;
+	snprintf(path, len, "%s/corpus/regress/%s/%s-%08x.txt", root, t->name, slug,
 		 (unsigned)crash_hash32(bin, size));
-	free(bin);
-	if (!access(path, F_OK)) {
-		fprintf(stderr, "vmafuzz regress: already stored\n");
-		printf("%s\n", path);
-		return 0;
-	}
+	return true;
+}
 
-	snprintf(cause, sizeof(cause), "%s", why ? why : r.summary);
+/* The entry: bucket, date and cause as comments, then the program. */
+static int write_entry(const char *path, const struct crash_result *r, const char *why,
+		       const struct fuzz_target *t, const struct prog *p)
+{
+	char cause[512], date[16];
+	time_t now = time(NULL);
+	FILE *f;
+
+	snprintf(cause, sizeof(cause), "%s", why ? why : r->summary);
 	for (char *c = cause; *c; c++)
 		if (*c == '\n' || *c == '\r')
 			*c = ' ';
-	now = time(NULL);
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-
 	f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "vmafuzz regress: cannot write %s: %s\n", path, strerror(errno));
 		return 2;
 	}
-	fprintf(f, "# bucket: %s\n# date: %s\n# cause: %s\n", r.bucket, date, cause);
-	prog_print(f, t->desc, &p, -1);
+	fprintf(f, "# bucket: %s\n# date: %s\n# cause: %s\n", r->bucket, date, cause);
+	prog_print(f, t->desc, p, -1);
 	if (fclose(f)) {
 		fprintf(stderr, "vmafuzz regress: cannot write %s: %s\n", path, strerror(errno));
 		unlink(path);
@@ -184,4 +189,43 @@ int cmd_regress(int argc, char **argv)
 	}
 	printf("%s\n", path);
 	return 0;
+}
+
+int cmd_regress(int argc, char **argv)
+{
+	struct regress_args a = {{NULL, NULL, CRASH_DEFAULT_TIMEOUT}, NULL, NULL, NULL};
+	char driver[PATH_MAX], root[PATH_MAX], path[PATH_MAX + 128];
+	static struct prog p; /* large */
+	const struct fuzz_target *t;
+	struct crash_result r;
+	uint8_t *bin = NULL;
+	size_t size;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc;
+	t = a.o.target ? a.o.target : crash_target_of(a.in);
+	if (!t) {
+		fprintf(stderr,
+			"vmafuzz regress: cannot tell which target %s is for; "
+			"use --target (see 'vmafuzz list')\n",
+			a.in);
+		return 2;
+	}
+	rc = choose_root(a.root, root, sizeof(root));
+	if (rc || !crash_driver("regress", &a.o, t, driver, sizeof(driver)))
+		return rc ? rc : 2;
+	rc = run_stored_form(t, a.in, driver, a.o.timeout, &p, &bin, &size, &r);
+	if (!rc && !entry_path(root, t, r.bucket, bin, size, path, sizeof(path)))
+		rc = 2;
+	free(bin);
+	if (rc)
+		return rc;
+	if (!access(path, F_OK)) {
+		fprintf(stderr, "vmafuzz regress: already stored\n");
+		printf("%s\n", path);
+		return 0;
+	}
+	return write_entry(path, &r, a.why, t, &p);
 }

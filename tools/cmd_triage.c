@@ -1,12 +1,15 @@
 /*
  * vmafuzz triage: replay every crash file in the sanitized driver and group
- * the files in buckets (crash.h says how a run becomes a bucket). Prints a
+ * the files in buckets (crash_classify.h says how a run becomes a bucket). Prints a
  * table (bucket, count, smallest reproducer, failure line), or with --json
  * every bucket with all its files, or with --sarif a SARIF 2.1.0 log with
  * one result per bucket. Buckets are sorted by count, then name.
  */
 #include "cmd.h"
-#include "crash.h"
+#include "crash_collect.h"
+#include "crash_opts.h"
+#include "crash_run.h"
+#include "json.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -43,20 +46,26 @@ static int cmp_buckets(const void *a, const void *b)
 	return strcmp(x->id, y->id);
 }
 
-static struct bucket *bucket_of(struct bucket **bs, size_t *nb, size_t *cap, const char *id)
+/* Every bucket met so far, in the order met. */
+struct buckets {
+	struct bucket *v;
+	size_t n, cap;
+};
+
+static struct bucket *bucket_of(struct buckets *bs, const char *id)
 {
-	for (size_t i = 0; i < *nb; i++)
-		if (!strcmp((*bs)[i].id, id))
-			return &(*bs)[i];
-	if (*nb == *cap) {
-		*cap = *cap ? 2 * *cap : 16;
-		*bs = realloc(*bs, *cap * sizeof(**bs));
-		if (!*bs)
+	for (size_t i = 0; i < bs->n; i++)
+		if (!strcmp(bs->v[i].id, id))
+			return &bs->v[i];
+	if (bs->n == bs->cap) {
+		bs->cap = bs->cap ? 2 * bs->cap : 16;
+		bs->v = realloc(bs->v, bs->cap * sizeof(*bs->v));
+		if (!bs->v)
 			abort();
 	}
-	memset(&(*bs)[*nb], 0, sizeof(**bs));
-	(*bs)[*nb].id = id;
-	return &(*bs)[(*nb)++];
+	memset(&bs->v[bs->n], 0, sizeof(*bs->v));
+	bs->v[bs->n].id = id;
+	return &bs->v[bs->n++];
 }
 
 static void bucket_add(struct bucket *b, struct triaged *t)
@@ -187,99 +196,138 @@ static void print_sarif(const struct bucket *bs, size_t nb)
 	printf("%s]\n  }]\n}\n", nb ? "\n    " : "");
 }
 
-int cmd_triage(int argc, char **argv)
-{
-	struct crash_opts o = {NULL, NULL, CRASH_DEFAULT_TIMEOUT};
-	enum format fmt = FMT_TABLE;
-	bool verbose = false;
-	char **paths = calloc((size_t)argc, sizeof(*paths));
-	struct crash_file *files = NULL;
-	struct triaged *tr = NULL;
-	struct bucket *bs = NULL;
-	size_t nfiles = 0, nb = 0, cap = 0;
-	int npaths = 0, rc = 2;
+struct triage_args {
+	struct crash_opts o;
+	enum format fmt;
+	bool verbose;
+	char **paths; /* argc of them at most */
+	int npaths;
+};
 
-	if (!paths)
-		abort();
+/* --json or --sarif at @opt; false after a usage error. */
+static bool take_format(const char *opt, enum format *fmt)
+{
+	enum format f = opt[2] == 'j' ? FMT_JSON : FMT_SARIF;
+
+	if (*fmt != FMT_TABLE && *fmt != f) {
+		cmd_usage_error("triage", "%s", "--json and --sarif exclude each other");
+		return false;
+	}
+	*fmt = f;
+	return true;
+}
+
+/* False after a usage error. */
+static bool parse_args(int argc, char **argv, struct triage_args *a)
+{
 	for (int i = 1; i < argc; i++) {
-		int k = crash_opt("triage", argc, argv, &i, &o);
+		int k = crash_opt("triage", argc, argv, &i, &a->o);
 
 		if (k < 0)
-			goto out;
+			return false;
 		if (k)
 			continue;
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--sarif")) {
-			enum format f = argv[i][2] == 'j' ? FMT_JSON : FMT_SARIF;
-
-			if (fmt != FMT_TABLE && fmt != f) {
-				cmd_usage_error("triage", "%s",
-						"--json and --sarif exclude each other");
-				goto out;
-			}
-			fmt = f;
+			if (!take_format(argv[i], &a->fmt))
+				return false;
 		} else if (!strcmp(argv[i], "-v")) {
-			verbose = true;
+			a->verbose = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			cmd_usage_error("triage", "unknown option '%s'", argv[i]);
-			goto out;
+			return false;
 		} else {
-			paths[npaths++] = argv[i];
+			a->paths[a->npaths++] = argv[i];
 		}
 	}
-	if (!npaths) {
+	if (!a->npaths) {
 		cmd_usage_error("triage", "%s", "needs crash files or directories");
-		goto out;
+		return false;
 	}
-	if (crash_collect("triage", npaths, paths, o.target, &files, &nfiles))
-		goto out;
+	return true;
+}
 
+/* Run every file into @tr and its bucket; false when a driver cannot run. */
+static bool run_files(const struct triage_args *a, const struct crash_file *files, size_t n,
+		      struct triaged *tr, struct buckets *bs)
+{
+	for (size_t i = 0; i < n; i++) {
+		char driver[PATH_MAX];
+
+		if (!crash_driver("triage", &a->o, files[i].target, driver, sizeof(driver)) ||
+		    !crash_run(driver, files[i].path, a->o.timeout, &tr[i].res, NULL))
+			return false;
+		tr[i].file = &files[i];
+		if (a->verbose)
+			fprintf(stderr, "triage: [%zu/%zu] %s: %s\n", i + 1, n, files[i].path,
+				tr[i].res.bucket);
+		bucket_add(bucket_of(bs, tr[i].res.bucket), &tr[i]);
+	}
+	return true;
+}
+
+/* Each bucket's files smallest first, the buckets largest first. Beyond
+ * the table, the frames of where an invariant failed are wanted: one more
+ * run of each bucket's smallest file. */
+static void sort_buckets(const struct triage_args *a, struct buckets *bs)
+{
+	for (size_t i = 0; i < bs->n; i++) {
+		qsort(bs->v[i].v, bs->v[i].n, sizeof(*bs->v[i].v), cmp_triaged);
+		if (a->fmt != FMT_TABLE) {
+			struct triaged *s = bs->v[i].v[0];
+			char driver[PATH_MAX];
+
+			if (crash_driver("triage", &a->o, s->file->target, driver, sizeof(driver)))
+				crash_locate(driver, s->file->path, a->o.timeout, &s->res);
+		}
+	}
+	if (bs->n)
+		qsort(bs->v, bs->n, sizeof(*bs->v), cmp_buckets);
+}
+
+static void print_buckets(enum format fmt, const struct buckets *bs, size_t nfiles)
+{
+	switch (fmt) {
+	case FMT_TABLE:
+		print_table(bs->v, bs->n, nfiles);
+		break;
+	case FMT_JSON:
+		print_json(bs->v, bs->n);
+		break;
+	case FMT_SARIF:
+		print_sarif(bs->v, bs->n);
+		break;
+	}
+}
+
+int cmd_triage(int argc, char **argv)
+{
+	struct triage_args a = {{NULL, NULL, CRASH_DEFAULT_TIMEOUT}, FMT_TABLE, false, NULL, 0};
+	struct crash_file *files = NULL;
+	struct buckets bs = {NULL, 0, 0};
+	struct triaged *tr = NULL;
+	size_t nfiles = 0;
+	int rc = 2;
+
+	a.paths = calloc((size_t)argc, sizeof(*a.paths));
+	if (!a.paths)
+		abort();
+	if (!parse_args(argc, argv, &a) ||
+	    crash_collect("triage", a.npaths, a.paths, a.o.target, &files, &nfiles))
+		goto out;
 	tr = calloc(nfiles ? nfiles : 1, sizeof(*tr));
 	if (!tr)
 		abort();
-	for (size_t i = 0; i < nfiles; i++) {
-		char driver[PATH_MAX];
-
-		if (!crash_driver("triage", &o, files[i].target, driver, sizeof(driver)) ||
-		    !crash_run(driver, files[i].path, o.timeout, &tr[i].res, NULL))
-			goto out;
-		tr[i].file = &files[i];
-		if (verbose)
-			fprintf(stderr, "triage: [%zu/%zu] %s: %s\n", i + 1, nfiles, files[i].path,
-				tr[i].res.bucket);
-		bucket_add(bucket_of(&bs, &nb, &cap, tr[i].res.bucket), &tr[i]);
-	}
-	for (size_t i = 0; i < nb; i++) {
-		qsort(bs[i].v, bs[i].n, sizeof(*bs[i].v), cmp_triaged);
-		/* where an invariant failed: one more run of the smallest */
-		if (fmt != FMT_TABLE) {
-			struct triaged *s = bs[i].v[0];
-			char driver[PATH_MAX];
-
-			if (crash_driver("triage", &o, s->file->target, driver, sizeof(driver)))
-				crash_locate(driver, s->file->path, o.timeout, &s->res);
-		}
-	}
-	if (nb)
-		qsort(bs, nb, sizeof(*bs), cmp_buckets);
-
-	switch (fmt) {
-	case FMT_TABLE:
-		print_table(bs, nb, nfiles);
-		break;
-	case FMT_JSON:
-		print_json(bs, nb);
-		break;
-	case FMT_SARIF:
-		print_sarif(bs, nb);
-		break;
-	}
+	if (!run_files(&a, files, nfiles, tr, &bs))
+		goto out;
+	sort_buckets(&a, &bs);
+	print_buckets(a.fmt, &bs, nfiles);
 	rc = 0;
 out:
-	for (size_t i = 0; i < nb; i++)
-		free(bs[i].v);
-	free(bs);
+	for (size_t i = 0; i < bs.n; i++)
+		free(bs.v[i].v);
+	free(bs.v);
 	free(tr);
 	crash_files_free(files, nfiles);
-	free(paths);
+	free(a.paths);
 	return rc;
 }

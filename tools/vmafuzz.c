@@ -1,336 +1,28 @@
 /*
  * The vmafuzz command: one front end for programs, replays and benchmarks.
  *
- *   vmafuzz list                          targets
- *   vmafuzz ops TARGET                    operations of a target's programs
- *   vmafuzz print [--target T] FILE       a program as text
- *   vmafuzz compile [--target T] FILE.txt -o OUT
- *   vmafuzz replay [--in-process] TARGET FILE|DIR...
- *   vmafuzz bench [NAME [ARGS]]
- *   vmafuzz triage [--target T] [--json|--sarif] DIR|FILE...    (cmd_triage.c)
- *   vmafuzz minimize [--target T] [-o OUT] FILE                  (cmd_minimize.c)
- *   vmafuzz regress [--target T] [--why TEXT] FILE               (cmd_regress.c)
+ *   vmafuzz list                          targets                  (cmd_list.c)
+ *   vmafuzz ops TARGET                    a target's operations    (cmd_ops.c)
+ *   vmafuzz print [--target T] FILE       a program as text        (cmd_print.c)
+ *   vmafuzz compile [--target T] FILE.txt -o OUT                   (cmd_compile.c)
+ *   vmafuzz replay [--in-process] TARGET FILE|DIR...               (cmd_replay.c)
+ *   vmafuzz bench [NAME [ARGS]]                                    (cmd_bench.c)
+ *   vmafuzz triage [--target T] [--json|--sarif] DIR|FILE...       (cmd_triage.c)
+ *   vmafuzz minimize [--target T] [-o OUT] FILE                    (cmd_minimize.c)
+ *   vmafuzz regress [--target T] [--why TEXT] FILE                 (cmd_regress.c)
  *   vmafuzz plot [-o PNG] LOG|PLOT_DATA... | --bench CSV           (cmd_plot.c)
  *   vmafuzz conform [-v] [--keep-going] FILE... | --random N [--seed S] [--ops K]
- *                                                                (cmd_conform.c)
+ *                                                                  (cmd_conform.c)
  *
- * Each subcommand answers --help. Errors go to stderr with exit status 2.
+ * This file only dispatches: the table of commands (name, usage, help) and
+ * main(). Each command's body is in tools/cmd_<name>.c (cmd.h); what they
+ * share in cmd_util.c. Each subcommand answers --help. Errors go to stderr
+ * with exit status 2.
  */
-#include "bench.h"
 #include "cmd.h"
-#include "crash.h"
-#include "replay.h"
-#include "target.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-struct command {
-	const char *name;
-	const char *usage;
-	const char *help;
-	int (*run)(int argc, char **argv);
-};
-
-static const struct command commands[];
-
-static int usage_error(const struct command *c, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "vmafuzz %s: ", c->name);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nusage: vmafuzz %s\n", c->usage);
-	return 2;
-}
-
-static bool wants_help(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return true;
-	return false;
-}
-
-static const struct command *command_find(const char *name);
-
-static void print_help(const struct command *c)
-{
-	printf("usage: vmafuzz %s\n\n%s\n", c->usage, c->help);
-}
-
-static const struct fuzz_target *target_or_error(const struct command *c, const char *name)
-{
-	const struct fuzz_target *t = fuzz_target_find(name);
-
-	if (!t) {
-		fprintf(stderr, "vmafuzz %s: unknown target '%s'; targets:", c->name, name);
-		for (unsigned i = 0; fuzz_targets[i]; i++)
-			fprintf(stderr, " %s", fuzz_targets[i]->name);
-		fputc('\n', stderr);
-	}
-	return t;
-}
-
-/* For the subcommands in their own files (cmd.h). */
-int cmd_usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-	return usage_error(command_find(cmd), fmt, arg);
-}
-
-const struct fuzz_target *cmd_target(const char *cmd, const char *name)
-{
-	return target_or_error(command_find(cmd), name);
-}
-
-/* ---- list, ops ---------------------------------------------------------- */
-
-static int cmd_list(int argc, char **argv)
-{
-	(void)argv;
-	if (argc > 1)
-		return usage_error(command_find("list"), "unexpected argument '%s'", argv[1]);
-	for (unsigned i = 0; fuzz_targets[i]; i++)
-		printf("%-12s %s\n", fuzz_targets[i]->name, fuzz_targets[i]->summary);
-	return 0;
-}
-
-static void print_field_syntax(const struct prog_field *f)
-{
-	switch (f->kind) {
-	case FK_SEL:
-		printf(" %s<0..%u>", f->prefix, f->max - 1u);
-		break;
-	case FK_U8:
-		printf(" %s<0..255>", f->prefix);
-		break;
-	case FK_RANGE:
-		printf(" RANGE");
-		break;
-	case FK_CHOICE:
-	case FK_FLAGS:
-		printf(" ");
-		for (unsigned i = 0; f->names[i]; i++)
-			printf("%s%s", i ? (f->kind == FK_CHOICE ? "|" : ",") : "", f->names[i]);
-		break;
-	}
-}
-
-static int cmd_ops(int argc, char **argv)
-{
-	const struct command *c = command_find("ops");
-	const struct fuzz_target *t;
-	const struct prog_desc *d;
-
-	if (argc != 2)
-		return usage_error(c, "%s", argc < 2 ? "needs a target" : "takes one target");
-	t = target_or_error(c, argv[1]);
-	if (!t)
-		return 2;
-	d = t->desc;
-	printf("%s programs: one operation per line, '[t<fiber>:] OP ARGS [fail_at=N]'\n\n",
-	       t->name);
-	for (unsigned i = 0; i < d->nops; i++) {
-		printf("  %s", d->ops[i].name);
-		for (unsigned f = 0; f < d->ops[i].nfields; f++)
-			print_field_syntax(&d->ops[i].fields[f]);
-		printf("\n      %s\n", d->ops[i].help);
-	}
-	printf("\nRANGE: e<k>+<d> (k-th entry), g<k>+<d> (k-th empty range), @<addr>, top-<n>;\n"
-	       "       then :<len> (1..255) or :end (to the end of the range holding the start)\n"
-	       "fail_at=N: the Nth allocation inside the operation fails\n");
-	if (d->config_names && d->config_names[0]) {
-		printf("config:");
-		for (unsigned i = 0; d->config_names[i]; i++)
-			printf(" %s", d->config_names[i]);
-		printf("\n");
-	}
-	printf("fibers: t0..t%u   schedule: 'sched <byte> ...'\n", d->nfibers - 1);
-	return 0;
-}
-
-/* ---- print, compile ----------------------------------------------------- */
-
-/* Parse "[--target T] ARGS..." leaving the rest in argv order. */
-static const struct fuzz_target *take_target_option(const struct command *c, int *argc, char **argv,
-						    bool *bad)
-{
-	const struct fuzz_target *t = NULL;
-
-	*bad = false;
-	for (int i = 1; i < *argc; i++) {
-		if (strcmp(argv[i], "--target") && strcmp(argv[i], "-t"))
-			continue;
-		if (i + 1 >= *argc) {
-			usage_error(c, "%s needs a target name", argv[i]);
-			*bad = true;
-			return NULL;
-		}
-		t = target_or_error(c, argv[i + 1]);
-		if (!t) {
-			*bad = true;
-			return NULL;
-		}
-		memmove(&argv[i], &argv[i + 2], (size_t)(*argc - i - 2) * sizeof(*argv));
-		*argc -= 2;
-		i--;
-	}
-	return t;
-}
-
-static int cmd_print(int argc, char **argv)
-{
-	const struct command *c = command_find("print");
-	const struct fuzz_target *t;
-	static struct prog p;
-	uint8_t *data;
-	size_t size;
-	bool bad;
-
-	t = take_target_option(c, &argc, argv, &bad);
-	if (bad)
-		return 2;
-	if (argc != 2)
-		return usage_error(c, "%s", argc < 2 ? "needs a file" : "takes one file");
-	if (argv[1][0] == '-' && argv[1][1])
-		return usage_error(c, "unknown option '%s'", argv[1]);
-	if (!t)
-		t = target_from_path(argv[1]);
-	if (!t) {
-		fprintf(stderr,
-			"vmafuzz print: cannot tell which target %s is for; "
-			"use --target (see 'vmafuzz list')\n",
-			argv[1]);
-		return 2;
-	}
-	data = load_input(t, argv[1], &size, stderr);
-	if (!data)
-		return 2;
-	prog_decode(t->desc, data, size, &p);
-	free(data);
-	printf("# %s: %u operations, %zu bytes\n", argv[1], p.nops, size);
-	prog_print(stdout, t->desc, &p, -1);
-	return 0;
-}
-
-static int cmd_compile(int argc, char **argv)
-{
-	const struct command *c = command_find("compile");
-	const struct fuzz_target *t;
-	const char *in = NULL, *out = NULL;
-	char name[64];
-	uint8_t *text, *bin;
-	size_t size;
-	bool bad;
-	FILE *f;
-
-	t = take_target_option(c, &argc, argv, &bad);
-	if (bad)
-		return 2;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o")) {
-			if (i + 1 >= argc)
-				return usage_error(c, "%s needs a file name", "-o");
-			out = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error(c, "unknown option '%s'", argv[i]);
-		} else if (in) {
-			return usage_error(c, "takes one input, got also '%s'", argv[i]);
-		} else {
-			in = argv[i];
-		}
-	}
-	if (!in || !out)
-		return usage_error(c, "%s", !in ? "needs an input file" : "needs -o OUT");
-	text = read_file(in, &size, stderr);
-	if (!text)
-		return 2;
-	if (!t && prog_text_target((const char *)text, name, sizeof(name)))
-		t = target_or_error(c, name);
-	if (!t)
-		t = target_from_path(in);
-	if (!t) {
-		fprintf(stderr,
-			"vmafuzz compile: %s names no target; add a line "
-			"'target NAME' or use --target\n",
-			in);
-		free(text);
-		return 2;
-	}
-	bin = compile_text(t, (const char *)text, in, &size, stderr);
-	free(text);
-	if (!bin)
-		return 2;
-	f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
-	if (!f || fwrite(bin, 1, size, f) != size || (f != stdout && fclose(f))) {
-		fprintf(stderr, "vmafuzz compile: cannot write %s: %s\n", out, strerror(errno));
-		free(bin);
-		return 2;
-	}
-	free(bin);
-	return 0;
-}
-
-/* ---- replay ------------------------------------------------------------- */
-
-static int cmd_replay(int argc, char **argv)
-{
-	const struct command *c = command_find("replay");
-	const struct fuzz_target *t;
-	bool in_process = false, verbose = false;
-	char driver[PATH_MAX];
-	int i = 1;
-
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--in-process"))
-			in_process = true;
-		else if (!strcmp(argv[i], "-v"))
-			verbose = true;
-		else
-			return usage_error(c, "unknown option '%s'", argv[i]);
-	}
-	if (argc - i < 2)
-		return usage_error(c, "%s", "needs a target and at least one file or directory");
-	t = target_or_error(c, argv[i]);
-	if (!t)
-		return 2;
-	if (!in_process && replay_driver(NULL, t->name, driver, sizeof(driver))) {
-		/* argv[i] (the target name) becomes the driver's argv[0] */
-		argv[i] = driver;
-		if (verbose) {
-			argv[i - 1] = driver;
-			argv[i] = "-v";
-			i--;
-		}
-		execv(driver, &argv[i]);
-		fprintf(stderr, "vmafuzz replay: cannot run %s: %s\n", driver, strerror(errno));
-		return 2;
-	}
-	return replay_paths(t, argc - i - 1, argv + i + 1, verbose);
-}
-
-/* ---- bench -------------------------------------------------------------- */
-
-static int cmd_bench(int argc, char **argv)
-{
-	if (argc < 2) {
-		printf("benchmarks (vmafuzz bench NAME [--csv]):\n");
-		for (unsigned i = 0; benches[i]; i++)
-			printf("  %-12s %s\n", benches[i]->name, benches[i]->summary);
-		return 0;
-	}
-	for (unsigned i = 0; benches[i]; i++)
-		if (!strcmp(benches[i]->name, argv[1])) {
-			bench_setup();
-			return benches[i]->run(argc - 1, argv + 1);
-		}
-	return usage_error(command_find("bench"), "unknown benchmark '%s' (list: vmafuzz bench)",
-			   argv[1]);
-}
-
-/* ---- main --------------------------------------------------------------- */
 
 static const struct command commands[] = {
     {"list", "list", "List the fuzz targets.", cmd_list},
@@ -419,12 +111,12 @@ static const struct command commands[] = {
     {NULL, NULL, NULL, NULL},
 };
 
-static const struct command *command_find(const char *name)
+static bool wants_help(int argc, char **argv)
 {
-	for (const struct command *c = commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return NULL;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
 }
 
 static void usage(FILE *out)
@@ -438,6 +130,7 @@ int main(int argc, char **argv)
 {
 	const struct command *c;
 
+	cmd_set_table(commands);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -446,7 +139,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	c = command_find(argv[1]);
+	c = cmd_find(argv[1]);
 	if (!c) {
 		fprintf(stderr, "vmafuzz: unknown command '%s'\n", argv[1]);
 		usage(stderr);
@@ -454,7 +147,7 @@ int main(int argc, char **argv)
 	}
 	/* bench NAME --help is the benchmark's own business */
 	if (wants_help(strcmp(c->name, "bench") ? argc - 1 : (argc > 2 ? 1 : argc - 1), argv + 1)) {
-		print_help(c);
+		printf("usage: vmafuzz %s\n\n%s\n", c->usage, c->help);
 		return 0;
 	}
 	return c->run(argc - 1, argv + 1);

@@ -1,0 +1,44 @@
+/*
+ * vmafuzz print [--target T] FILE: decode a fuzz input (or compile a text
+ * program) and print it as a text program, headed by a comment with its
+ * number of operations and size.
+ */
+#include "cmd.h"
+#include "crash_target.h"
+#include "replay.h"
+
+#include <stdlib.h>
+
+int cmd_print(int argc, char **argv)
+{
+	static struct prog p; /* large */
+	const struct fuzz_target *t;
+	uint8_t *data;
+	size_t size;
+	bool bad;
+
+	t = cmd_take_target("print", &argc, argv, &bad);
+	if (bad)
+		return 2;
+	if (argc != 2)
+		return cmd_usage_error("print", "%s", argc < 2 ? "needs a file" : "takes one file");
+	if (argv[1][0] == '-' && argv[1][1])
+		return cmd_usage_error("print", "unknown option '%s'", argv[1]);
+	if (!t)
+		t = target_from_path(argv[1]);
+	if (!t) {
+		fprintf(stderr,
+			"vmafuzz print: cannot tell which target %s is for; "
+			"use --target (see 'vmafuzz list')\n",
+			argv[1]);
+		return 2;
+	}
+	data = load_input(t, argv[1], &size, stderr);
+	if (!data)
+		return 2;
+	prog_decode(t->desc, data, size, &p);
+	free(data);
+	printf("# %s: %u operations, %zu bytes\n", argv[1], p.nops, size);
+	prog_print(stdout, t->desc, &p, -1);
+	return 0;
+}

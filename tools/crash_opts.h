@@ -1,0 +1,36 @@
+/*
+ * The options every crash command (triage, minimize, regress) takes:
+ *
+ *   --target T, -t T   the target of the files (default: from each path)
+ *   --replay DIR       the replay drivers to use: DIR/<target> (default:
+ *                      replay/ beside the vmafuzz binary)
+ *   --timeout S        kill a driver run after S seconds, 1..3600 (20)
+ *
+ * Errors are usage errors of the command (cmd_util.h), exit status 2.
+ */
+#ifndef VMAFUZZ_CRASH_OPTS_H
+#define VMAFUZZ_CRASH_OPTS_H
+
+#include "target.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CRASH_DEFAULT_TIMEOUT 20 /* seconds */
+
+struct crash_opts {
+	const struct fuzz_target *target; /* NULL: from the path */
+	const char *replay_dir;		  /* NULL: replay/ beside this binary */
+	unsigned timeout;		  /* seconds */
+};
+
+/* Take one shared option at argv[*i] (advancing *i past its argument):
+ * 1 if taken, 0 if argv[*i] is not one, -1 after a usage error of @cmd. */
+int crash_opt(const char *cmd, int argc, char **argv, int *i, struct crash_opts *o);
+
+/* The replay driver for target @t under @o into @buf; false after a
+ * message naming the path tried on stderr. */
+bool crash_driver(const char *cmd, const struct crash_opts *o, const struct fuzz_target *t,
+		  char *buf, size_t len);
+
+#endif

@@ -97,68 +97,76 @@ static int64_t get_unmapped_area(struct mm *mm, uint64_t hint, uint64_t len)
 	return (int64_t)(start & PAGE_MASK);
 }
 
-int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct file *file,
-		uint64_t pgoff)
+/* The checks made before the mmap lock is taken; *@len comes back
+ * page-aligned. */
+static int mmap_check_args(uint64_t addr, uint64_t *len, int flags, uint64_t pgoff)
 {
 	bool overflow, shared = flags & MAP_SHARED,
 		       fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
-	struct merge_range m;
-	struct vma *v;
-	int64_t at = 0;
-	int err;
 
-	if (!len || (shared == !!(flags & MAP_PRIVATE)))
+	if (!*len || (shared == !!(flags & MAP_PRIVATE)))
 		return -EINVAL;
-	len = page_align_up(len, &overflow);
+	*len = page_align_up(*len, &overflow);
 	if (overflow)
 		return -ENOMEM;
-	if (pgoff + (len >> PAGE_SHIFT) < pgoff)
+	if (pgoff + (*len >> PAGE_SHIFT) < pgoff)
 		return -EOVERFLOW; /* the file offset would wrap */
 	if (fixed && (addr & ~PAGE_MASK))
 		return -EINVAL;
-	if (fixed && addr + len < addr)
+	if (fixed && addr + *len < addr)
 		return -ENOMEM;
-	mmap_write_lock(&mm->lock);
+	return 0;
+}
+
+/* Where the mapping goes (mmap write lock held): *@at, or a negative errno.
+ * A MAP_FIXED address is taken as it is, however high (*@at may then be
+ * negative as an int64_t), so the error is returned apart. */
+static int mmap_place(struct mm *mm, uint64_t addr, uint64_t len, int flags, int64_t *at)
+{
 	/*
 	 * do_mmap's "too many mappings": '>', so a map at the limit still
 	 * succeeds and leaves one above it, as this machine's kernel (6.18)
 	 * does; a 2025 patch makes it '>='.
 	 */
-	if (mm->map_count > mm->max_map_count) {
-		err = -ENOMEM;
-		goto out;
-	}
-	if (fixed) {
-		at = (int64_t)addr;
+	if (mm->map_count > mm->max_map_count)
+		return -ENOMEM;
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (flags & MAP_FIXED_NOREPLACE) {
 			struct vma *x = mm_find_vma(mm, addr);
 
-			if (x && x->start < addr + len) {
-				err = -EEXIST;
-				goto out;
-			}
+			if (x && x->start < addr + len)
+				return -EEXIST;
 		}
-	} else {
-		at = get_unmapped_area(mm, addr, len);
-		if (at < 0) {
-			err = (int)at;
-			goto out;
-		}
+		*at = (int64_t)addr;
+		return 0;
 	}
-	if (shared && !file) {
-		/* a shared anonymous mapping is backed by its own shmem file */
-		file = file_create(0, true);
-		if (!file) {
-			err = -ENOMEM;
-			goto out;
-		}
-		pgoff = 0;
-	} else if (file) {
-		file->refcount++; /* held for the duration of the call */
+	*at = get_unmapped_area(mm, addr, len);
+	return *at < 0 ? (int)*at : 0;
+}
+
+/* The file the mapping maps, held for the duration of the call, and its
+ * offset: a shared anonymous mapping is backed by its own shmem file; a
+ * private anonymous one's pgoff is its address's page number. */
+static int mmap_get_file(struct file **file, uint64_t *pgoff, bool shared, int64_t at)
+{
+	if (shared && !*file) {
+		*file = file_create(0, true);
+		if (!*file)
+			return -ENOMEM;
+		*pgoff = 0;
+	} else if (*file) {
+		(*file)->refcount++;
 	} else {
-		pgoff = (uint64_t)at >> PAGE_SHIFT;
+		*pgoff = (uint64_t)at >> PAGE_SHIFT;
 	}
-	m = (struct merge_range){
+	return 0;
+}
+
+/* The new mapping's range and flags. */
+static struct merge_range mmap_range(int64_t at, uint64_t len, int prot, bool shared,
+				     struct file *file, uint64_t pgoff)
+{
+	struct merge_range m = {
 	    .start = (uint64_t)at,
 	    .end = (uint64_t)at + len,
 	    .pgoff = pgoff,
@@ -166,9 +174,59 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 	    .flags = prot_to_flags(prot) | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC |
 		     (shared ? VM_SHARED | VM_MAYSHARE : 0),
 	};
+
 	if ((m.flags & (VM_SHARED | VM_WRITE)) == VM_WRITE)
 		m.flags |= VM_ACCOUNT; /* a private writable mapping is charged */
 	m.flags |= VM_SOFTDIRTY;
+	return m;
+}
+
+/* A VMA of its own for @m, which merged with no neighbour. */
+static int mmap_new_vma(struct mm *mm, const struct merge_range *m)
+{
+	struct vma *v = vma_alloc(mm);
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	v->start = m->start;
+	v->end = m->end;
+	v->flags = m->flags;
+	v->pgoff = m->pgoff;
+	v->file = m->file;
+	vma_lock_init(&v->lock, false);
+	vma_start_write(&v->lock, &mm->lock);
+	err = vma_tree_store(v);
+	if (err) {
+		vma_lock_destroy(&v->lock);
+		model_free(AK_VMA, v);
+		return err;
+	}
+	vma_link_file(v);
+	mm->map_count++;
+	return 0;
+}
+
+int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct file *file,
+		uint64_t pgoff)
+{
+	bool shared = flags & MAP_SHARED;
+	struct merge_range m;
+	struct vma *v;
+	int64_t at = 0;
+	int err;
+
+	err = mmap_check_args(addr, &len, flags, pgoff);
+	if (err)
+		return err;
+	mmap_write_lock(&mm->lock);
+	err = mmap_place(mm, addr, len, flags, &at);
+	if (err)
+		goto out;
+	err = mmap_get_file(&file, &pgoff, shared, at);
+	if (err)
+		goto out;
+	m = mmap_range(at, len, prot, shared, file, pgoff);
 	/* MAP_FIXED replaces what was there */
 	err = do_munmap(mm, m.start, m.end);
 	if (err)
@@ -176,30 +234,10 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 	v = vma_merge_new_range(mm, &m, &err);
 	if (err)
 		goto put;
-	if (!v) {
-		v = vma_alloc(mm);
-		if (!v) {
-			err = -ENOMEM;
-			goto put;
-		}
-		v->start = m.start;
-		v->end = m.end;
-		v->flags = m.flags;
-		v->pgoff = m.pgoff;
-		v->file = m.file;
-		vma_lock_init(&v->lock, false);
-		vma_start_write(&v->lock, &mm->lock);
-		err = vma_tree_store(v);
-		if (err) {
-			vma_lock_destroy(&v->lock);
-			model_free(AK_VMA, v);
-			goto put;
-		}
-		vma_link_file(v);
-		mm->map_count++;
-	}
-	mm_note_change(mm, m.start, m.end);
-	err = 0;
+	if (!v)
+		err = mmap_new_vma(mm, &m);
+	if (!err)
+		mm_note_change(mm, m.start, m.end);
 put:
 	if (file)
 		file_put(file);

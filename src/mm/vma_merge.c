@@ -225,6 +225,75 @@ struct vma *vma_merge_new_range(struct mm *mm, struct merge_range *m, int *err)
 	return NULL;
 }
 
+/* vma_modify's merge with both neighbours: prev takes v and next. */
+static int modify_merge_both(struct vma *prev, struct vma *v, struct vma *next, struct vma **result)
+{
+	int err;
+
+	if ((err = take_anon(prev, v)) || (err = take_anon(prev, next)))
+		return err;
+	err = expand(prev, prev->start, next->end);
+	if (err)
+		return err;
+	absorb(prev, v);
+	absorb(prev, next);
+	*result = prev;
+	return 0;
+}
+
+/* vma_modify's merge of [v->start, end) into prev: all of v, or its head.
+ * *@result is prev, even after a failure. */
+static int modify_merge_left(struct vma *prev, struct vma *v, uint64_t end, struct vma **result)
+{
+	int err = take_anon(prev, v);
+
+	if (err)
+		return err;
+	if (end == v->end) {
+		err = expand(prev, prev->start, end);
+		if (!err)
+			absorb(prev, v);
+	} else {
+		/* prev grows over [start, end), v keeps the rest */
+		vma_start_write(&v->lock, &v->mm->lock);
+		err = expand(prev, prev->start, end);
+		if (!err) {
+			v->pgoff += (end - v->start) >> PAGE_SHIFT;
+			v->start = end;
+			vma_intervals_update(v);
+		}
+	}
+	*result = prev;
+	return err;
+}
+
+/* vma_modify's merge of [start, v->end) into next: all of v, or its tail.
+ * *@result is next, even after a failure. */
+static int modify_merge_right(struct vma *next, struct vma *v, uint64_t start, struct vma **result)
+{
+	uint64_t end = v->end;
+	int err = take_anon(next, v);
+
+	if (err)
+		return err;
+	if (start == v->start) {
+		err = expand(next, start, next->end);
+		if (!err)
+			absorb(next, v);
+	} else {
+		vma_start_write(&v->lock, &v->mm->lock);
+		v->end = start;
+		vma_intervals_update(v); /* keys follow bounds at every point */
+		err = expand(next, start, next->end);
+		if (err) {
+			v->end = end;
+			vma_intervals_update(v);
+		}
+	}
+	*result = next;
+	return err;
+}
+
 int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, struct uffd_ctx *uffd,
 	       struct vma **result)
 {
@@ -249,60 +318,12 @@ int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, stru
 		return 0;
 	left = can_merge_after(prev, &m);
 	right = can_merge_before(next, &m) && (!left || both_ways(prev, next));
-	if (left && right) {
-		/* prev takes v and next */
-		if ((err = take_anon(prev, v)) || (err = take_anon(prev, next)))
-			return err;
-		err = expand(prev, prev->start, next->end);
-		if (err)
-			return err;
-		absorb(prev, v);
-		absorb(prev, next);
-		*result = prev;
-		return 0;
-	}
-	if (left) {
-		err = take_anon(prev, v);
-		if (err)
-			return err;
-		if (end == v->end) {
-			err = expand(prev, prev->start, end);
-			if (!err)
-				absorb(prev, v);
-		} else {
-			/* prev grows over [start, end), v keeps the rest */
-			vma_start_write(&v->lock, &mm->lock);
-			err = expand(prev, prev->start, end);
-			if (!err) {
-				v->pgoff += (end - v->start) >> PAGE_SHIFT;
-				v->start = end;
-				vma_intervals_update(v);
-			}
-		}
-		*result = prev;
-		return err;
-	}
-	if (right) {
-		err = take_anon(next, v);
-		if (err)
-			return err;
-		if (start == v->start) {
-			err = expand(next, start, next->end);
-			if (!err)
-				absorb(next, v);
-		} else {
-			vma_start_write(&v->lock, &mm->lock);
-			v->end = start;
-			vma_intervals_update(v); /* keys follow bounds at every point */
-			err = expand(next, start, next->end);
-			if (err) {
-				v->end = end;
-				vma_intervals_update(v);
-			}
-		}
-		*result = next;
-		return err;
-	}
+	if (left && right)
+		return modify_merge_both(prev, v, next, result);
+	if (left)
+		return modify_merge_left(prev, v, end, result);
+	if (right)
+		return modify_merge_right(next, v, start, result);
 	/* no merge: split off what stays as it is, change the middle */
 	if (start > v->start && (err = vma_split(v, start, true)))
 		return err;

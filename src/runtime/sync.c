@@ -10,6 +10,7 @@
 #include "runtime/alloc.h"
 #include "runtime/check.h"
 #include "runtime/sched.h"
+#include "runtime/sync_backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -243,136 +244,29 @@ bool rwsem_held(struct rwsem *s)
 	return held_find(sched_self(), s) != NULL;
 }
 
-/* ---- mmap lock ------------------------------------------------------------ */
+/* ---- hooks of the mmap and VMA locks (sync_backend.h, mmap_lock.c) ------ */
 
-void mmap_lock_init(struct mmap_lock *m, const char *name)
+bool down_read_trylock_if(struct rwsem *s, bool (*ok)(const void *arg), const void *arg)
 {
-	rwsem_init(&m->sem, &lock_class_mmap, name);
-	m->seq = 0;
-}
-
-void mmap_lock_destroy(struct mmap_lock *m)
-{
-	rwsem_destroy(&m->sem);
-}
-
-void mmap_read_lock(struct mmap_lock *m)
-{
-	down_read(&m->sem);
-}
-
-bool mmap_read_trylock(struct mmap_lock *m)
-{
-	return down_read_trylock(&m->sem);
-}
-
-void mmap_read_unlock(struct mmap_lock *m)
-{
-	up_read(&m->sem);
-}
-
-void mmap_write_lock(struct mmap_lock *m)
-{
-	down_write(&m->sem);
-}
-
-void mmap_write_lock_nested(struct mmap_lock *m, unsigned subclass)
-{
-	down_write_nested(&m->sem, subclass);
-}
-
-void mmap_write_unlock(struct mmap_lock *m)
-{
-	if (rwsem_held_write(&m->sem))
-		m->seq++; /* ends every VMA write lock of this mm */
-	up_write(&m->sem);
-}
-
-void mmap_write_downgrade(struct mmap_lock *m)
-{
-	if (rwsem_held_write(&m->sem))
-		m->seq++;
-	downgrade_write(&m->sem);
-}
-
-bool mmap_lock_is_contended(struct mmap_lock *m)
-{
-	return rwsem_is_contended(&m->sem);
-}
-
-/* ---- per-VMA locks -------------------------------------------------------- */
-
-void vma_lock_init(struct vma_lock *v, bool detached)
-{
-	rwsem_init(&v->sem, &lock_class_vma, "vma_lock");
-	v->seq = UINT64_MAX; /* never equal to an mm's seq: not write-locked */
-	v->detached = detached;
-}
-
-void vma_lock_destroy(struct vma_lock *v)
-{
-	rwsem_destroy(&v->sem);
-}
-
-bool vma_is_write_locked(const struct vma_lock *v, const struct mmap_lock *m)
-{
-	return v->seq == m->seq;
-}
-
-bool sync_check_vma_lock(struct vma_lock *v, const struct mmap_lock *m)
-{
-	if (vma_is_write_locked(v, m) && v->sem.readers > 0)
-		return check_fail(CK_SYNC_VMA_LOCK,
-				  "a VMA write-locked (seq %llu) has %d reader(s)",
-				  (unsigned long long)v->seq, v->sem.readers);
-	return true;
-}
-
-void vma_start_write(struct vma_lock *v, struct mmap_lock *m)
-{
-	if (!rwsem_held_write(&m->sem))
-		check_fail(CK_SYNC_VMA_LOCK, "t%u write-locks a VMA without the mmap write lock",
-			   sched_self()->id);
-	if (vma_is_write_locked(v, m))
-		return;
-	/* wait for the VMA's readers to leave */
-	down_write(&v->sem);
-	v->seq = m->seq;
-	up_write(&v->sem);
-	sync_check_vma_lock(v, m);
-}
-
-bool vma_start_read(struct vma_lock *v, struct mmap_lock *m)
-{
-	if (v->detached || vma_is_write_locked(v, m))
+	if (!ok(arg) || !down_read_trylock(s))
 		return false;
-	if (!down_read_trylock(&v->sem))
-		return false;
-	/* a writer may have marked it while we took the lock */
-	if (v->detached || vma_is_write_locked(v, m)) {
-		up_read(&v->sem);
+	/* another fiber may have run at the trylock's scheduling point */
+	if (!ok(arg)) {
+		up_read(s);
 		return false;
 	}
-	sync_check_vma_lock(v, m);
 	return true;
 }
 
-void vma_end_read(struct vma_lock *v)
+/* Fibers switch only at scheduling points: nothing to hold still. */
+void rwsem_state_lock(struct rwsem *s)
 {
-	up_read(&v->sem);
+	(void)s;
 }
 
-bool vma_is_detached(const struct vma_lock *v)
+void rwsem_state_unlock(struct rwsem *s)
 {
-	return v->detached;
-}
-
-void vma_mark_detached(struct vma_lock *v, struct mmap_lock *m, bool detached)
-{
-	if (!vma_is_write_locked(v, m))
-		check_fail(CK_SYNC_VMA_LOCK, "a VMA is %s without its write lock",
-			   detached ? "detached" : "attached");
-	v->detached = detached;
+	(void)s;
 }
 
 /* ---- RCU ------------------------------------------------------------------ */

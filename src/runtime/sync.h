@@ -7,6 +7,8 @@
  *     only this one.
  *   - threads/sync_threads.c: on real threads (pthreads, liburcu), for
  *     ThreadSanitizer stress runs and latency benchmarks.
+ * The mmap lock and the per-VMA locks below are built on the rwsems once,
+ * for both (mmap_lock.c, with the backend hooks of sync_backend.h).
  *
  * Every acquire, release and RCU boundary is a scheduling point.
  */

@@ -628,109 +628,148 @@ static void splice(const struct mt_items *s, uint64_t min, uint64_t first, uint6
 	}
 }
 
-int mt_store_range(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
-{
-	struct mt_node *n, *built;
-	uint64_t min = 0, max = MT_MAX, gap;
-	struct mt_items old = {0}, s = {0};
+/* Where a store rewrites the tree: a node, its span [min, max], its height. */
+struct store_pos {
+	struct mt_node *n;
+	uint64_t min, max;
 	unsigned h;
+};
 
-	if (first > last || (mt_is_reserved(entry) && !mt_is_zero(entry)))
-		return -EINVAL;
-	if (!mt->root)
-		return entry ? store_empty(mt, first, last, entry) : 0;
+/* An erase takes in the empty ranges beside it: no adjacent empties. */
+static void erase_take_empties(const struct mtree *mt, uint64_t *first, uint64_t *last)
+{
+	struct mt_range r;
 
-	/* An erase takes in the empty ranges beside it: no adjacent empties. */
-	if (!entry) {
-		struct mt_range r;
+	if (*first && !mt_load_range(mt, *first - 1, &r))
+		*first = r.first;
+	if (*last != MT_MAX && !mt_load_range(mt, *last + 1, &r))
+		*last = r.last;
+}
 
-		if (first && !mt_load_range(mt, first - 1, &r))
-			first = r.first;
-		if (last != MT_MAX && !mt_load_range(mt, last + 1, &r))
-			last = r.last;
-	}
+/* Lowest node whose span holds [first, last]. */
+static struct store_pos store_find(const struct mtree *mt, uint64_t first, uint64_t last)
+{
+	struct store_pos pos = {mt->root, 0, MT_MAX, mt->height};
 
-	/* Lowest node whose span holds [first, last]. */
-	n = mt->root;
-	h = mt->height;
-	while (!n->leaf) {
-		unsigned i = mt_slot_of(n, first);
+	while (!pos.n->leaf) {
+		unsigned i = mt_slot_of(pos.n, first);
 
-		if (i != mt_slot_of(n, last))
+		if (i != mt_slot_of(pos.n, last))
 			break;
-		min = mt_slot_min(n, i, min);
-		max = mt_slot_max(n, i, max);
-		n = n->slot[i];
-		h--;
+		pos.min = mt_slot_min(pos.n, i, pos.min);
+		pos.max = mt_slot_max(pos.n, i, pos.max);
+		pos.n = pos.n->slot[i];
+		pos.h--;
 	}
+	return pos;
+}
 
-	/* Same range, same shape: replace in place (cannot fail). */
-	if (n->leaf && entry) {
-		unsigned i = mt_slot_of(n, first);
+/* Same range, same shape: replace in place (cannot fail). False when the
+ * store is not such a one. */
+static bool store_in_place(const struct store_pos *pos, uint64_t first, uint64_t last, void *entry)
+{
+	struct mt_node *n = pos->n;
+	unsigned i;
 
-		if (mt_slot_min(n, i, min) == first && mt_slot_max(n, i, max) == last) {
-			rcu_assign_pointer(n->slot[i], entry);
-			if (n->parent)
-				mt_gap_update_up(n);
-			return 0;
-		}
-	}
+	if (!n->leaf || !entry)
+		return false;
+	i = mt_slot_of(n, first);
+	if (mt_slot_min(n, i, pos->min) != first || mt_slot_max(n, i, pos->max) != last)
+		return false;
+	rcu_assign_pointer(n->slot[i], entry);
+	if (n->parent)
+		mt_gap_update_up(n);
+	return true;
+}
 
-	collect(n, max, &old);
-	splice(&old, min, first, last, entry, &s);
-
-	/* Widen until the new sequence fits a subtree of the same height. */
-	while (n->parent && !fits(s.n, h, false)) {
-		struct mt_node *p = n->parent;
-		unsigned slot = n->parent_slot;
+/* Widen until the new sequence @s fits a subtree of the same height: the
+ * parent's span, its other children's ranges around @s. */
+static void store_widen(struct store_pos *pos, struct mt_items *s)
+{
+	while (pos->n->parent && !fits(s->n, pos->h, false)) {
+		struct mt_node *p = pos->n->parent;
+		unsigned slot = pos->n->parent_slot;
 		struct mt_items wide = {0};
 		uint64_t pmin, pmax;
 
 		mt_node_bounds(p, &pmin, &pmax);
 		for (unsigned i = 0; i < slot; i++)
 			collect(p->slot[i], mt_slot_max(p, i, pmax), &wide);
-		for (size_t i = 0; i < s.n; i++)
-			items_push(&wide, s.v[i].last, s.v[i].ptr);
+		for (size_t i = 0; i < s->n; i++)
+			items_push(&wide, s->v[i].last, s->v[i].ptr);
 		for (unsigned i = slot + 1; i <= p->end; i++)
 			collect(p->slot[i], mt_slot_max(p, i, pmax), &wide);
-		scratch_free(s.v);
-		s = wide;
-		n = p;
-		min = pmin;
-		max = pmax;
-		h++;
+		scratch_free(s->v);
+		*s = wide;
+		pos->n = p;
+		pos->min = pmin;
+		pos->max = pmax;
+		pos->h++;
 	}
-	scratch_free(old.v);
+}
 
-	if (!n->parent) {
-		if (s.n == 1 && !s.v[0].ptr) {
-			/* nothing left */
-			scratch_free(s.v);
-			mt_destroy(mt);
-			return 0;
-		}
-		h = root_height(s.n);
-		built = build(&s, 0, h, true, &gap);
-		scratch_free(s.v);
+/* Build the new sequence @s (freed here) into a subtree that takes pos->n's
+ * place: the new root, or a child of pos->n's parent of the same height. */
+static int store_rebuild(struct mtree *mt, const struct store_pos *pos, struct mt_items *s)
+{
+	struct mt_node *built, *p = pos->n->parent;
+	uint64_t gap;
+
+	if (!p) {
+		unsigned h = root_height(s->n);
+
+		built = build(s, 0, h, true, &gap);
+		scratch_free(s->v);
 		if (!built)
 			return -ENOMEM;
 		rcu_assign_pointer(mt->root, built);
 		mt->height = h;
-	} else {
-		struct mt_node *p = n->parent;
-
-		built = build(&s, min, h, false, &gap);
-		scratch_free(s.v);
-		if (!built)
-			return -ENOMEM;
-		built->parent = p;
-		built->parent_slot = n->parent_slot;
-		rcu_assign_pointer(p->slot[n->parent_slot], built);
-		p->gap[n->parent_slot] = gap;
-		mt_gap_update_up(p);
+		return 0;
 	}
+	built = build(s, pos->min, pos->h, false, &gap);
+	scratch_free(s->v);
+	if (!built)
+		return -ENOMEM;
+	built->parent = p;
+	built->parent_slot = pos->n->parent_slot;
+	rcu_assign_pointer(p->slot[pos->n->parent_slot], built);
+	p->gap[pos->n->parent_slot] = gap;
+	mt_gap_update_up(p);
+	return 0;
+}
+
+int mt_store_range(struct mtree *mt, uint64_t first, uint64_t last, void *entry)
+{
+	struct mt_items old = {0}, s = {0};
+	struct store_pos pos;
+	int err;
+
+	if (first > last || (mt_is_reserved(entry) && !mt_is_zero(entry)))
+		return -EINVAL;
+	if (!mt->root)
+		return entry ? store_empty(mt, first, last, entry) : 0;
+	if (!entry)
+		erase_take_empties(mt, &first, &last);
+	pos = store_find(mt, first, last);
+	if (store_in_place(&pos, first, last, entry))
+		return 0;
+
+	collect(pos.n, pos.max, &old);
+	splice(&old, pos.min, first, last, entry, &s);
+	store_widen(&pos, &s);
+	scratch_free(old.v);
+
+	if (!pos.n->parent && s.n == 1 && !s.v[0].ptr) {
+		/* nothing left */
+		scratch_free(s.v);
+		mt_destroy(mt);
+		return 0;
+	}
+	err = store_rebuild(mt, &pos, &s);
+	if (err)
+		return err;
 	mt_gen_bump(mt);
-	mt_retire_subtree(mt, n);
+	mt_retire_subtree(mt, pos.n);
 	return 0;
 }
 

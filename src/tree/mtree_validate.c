@@ -20,20 +20,20 @@ struct vstate {
 
 #define VFAIL(vs, id, ...) ((vs)->ok = check_fail(CK_##id, __VA_ARGS__))
 
-/* Validates the subtree of @n spanning [min, max]; returns its largest gap. */
-static uint64_t validate_node(struct vstate *vs, const struct mt_node *n, uint64_t min,
-			      uint64_t max, unsigned depth)
+/* @n's own fields: depth, occupancy, pivots, unused slots. False when its
+ * slots must not be read (too deep, or an end past the slots). */
+static bool validate_fields(struct vstate *vs, const struct mt_node *n, uint64_t min, uint64_t max,
+			    unsigned depth)
 {
 	unsigned end = n->end;
-	uint64_t best = 0;
 
 	if (depth > MT_MAX_HEIGHT) {
 		VFAIL(vs, MT_LEAF_DEPTH, "node %p deeper than %d levels", (void *)n, MT_MAX_HEIGHT);
-		return 0;
+		return false;
 	}
 	if (end >= MT_SLOTS) {
 		VFAIL(vs, MT_OCCUPANCY, "node %p end %u beyond %d slots", (void *)n, end, MT_SLOTS);
-		return 0;
+		return false;
 	}
 	if (n->parent && end + 1 < MT_MIN_SLOTS)
 		VFAIL(vs, MT_OCCUPANCY, "node %p [%#" PRIx64 ", %#" PRIx64 "] holds %u slots, < %d",
@@ -60,41 +60,59 @@ static uint64_t validate_node(struct vstate *vs, const struct mt_node *n, uint64
 		if (n->pivot[i])
 			VFAIL(vs, MT_SLOT_UNUSED, "node %p pivot[%u] past end %u is %#" PRIx64,
 			      (void *)n, i, end, n->pivot[i]);
+	return true;
+}
 
-	if (n->leaf) {
-		if (vs->leaf_depth == 0)
-			vs->leaf_depth = depth;
-		else if (depth != vs->leaf_depth)
-			VFAIL(vs, MT_LEAF_DEPTH, "leaf %p at depth %u, another at %u", (void *)n,
-			      depth, vs->leaf_depth);
-		if (depth != vs->mt->height)
-			VFAIL(vs, MT_LEAF_DEPTH, "leaf %p at depth %u, tree height %u", (void *)n,
-			      depth, vs->mt->height);
-		for (unsigned i = 0; i <= end; i++) {
-			void *e = n->slot[i];
-			uint64_t smin = mt_slot_min(n, i, min), smax = mt_slot_max(n, i, max);
+/* The ranges of leaf @n spanning [min, max]; returns its largest gap. */
+static uint64_t validate_leaf(struct vstate *vs, const struct mt_node *n, uint64_t min,
+			      uint64_t max, unsigned depth)
+{
+	unsigned end = n->end;
+	uint64_t best = 0;
 
-			if (!e) {
-				uint64_t g = mt_range_size(smin, smax);
+	if (vs->leaf_depth == 0)
+		vs->leaf_depth = depth;
+	else if (depth != vs->leaf_depth)
+		VFAIL(vs, MT_LEAF_DEPTH, "leaf %p at depth %u, another at %u", (void *)n, depth,
+		      vs->leaf_depth);
+	if (depth != vs->mt->height)
+		VFAIL(vs, MT_LEAF_DEPTH, "leaf %p at depth %u, tree height %u", (void *)n, depth,
+		      vs->mt->height);
+	for (unsigned i = 0; i <= end; i++) {
+		void *e = n->slot[i];
+		uint64_t smin = mt_slot_min(n, i, min), smax = mt_slot_max(n, i, max);
 
-				if (vs->prev_empty)
-					VFAIL(vs, MT_ADJACENT_EMPTY,
-					      "empty range [%#" PRIx64 ", %#" PRIx64
-					      "] (leaf %p slot %u) follows another empty range",
-					      smin, smax, (void *)n, i);
-				if (g > best)
-					best = g;
-			} else {
-				vs->any_entry = true;
-				if (mt_is_reserved(e) && !mt_is_zero(e))
-					VFAIL(vs, MT_INTERNAL_ENTRY,
-					      "leaf %p slot %u holds reserved value %p", (void *)n,
-					      i, e);
-			}
-			vs->prev_empty = !e;
+		if (!e) {
+			uint64_t g = mt_range_size(smin, smax);
+
+			if (vs->prev_empty)
+				VFAIL(vs, MT_ADJACENT_EMPTY,
+				      "empty range [%#" PRIx64 ", %#" PRIx64
+				      "] (leaf %p slot %u) follows another empty range",
+				      smin, smax, (void *)n, i);
+			if (g > best)
+				best = g;
+		} else {
+			vs->any_entry = true;
+			if (mt_is_reserved(e) && !mt_is_zero(e))
+				VFAIL(vs, MT_INTERNAL_ENTRY,
+				      "leaf %p slot %u holds reserved value %p", (void *)n, i, e);
 		}
-		return best;
+		vs->prev_empty = !e;
 	}
+	return best;
+}
+
+static uint64_t validate_node(struct vstate *vs, const struct mt_node *n, uint64_t min,
+			      uint64_t max, unsigned depth);
+
+/* The children of internal node @n spanning [min, max], their links and
+ * gaps; returns the largest gap. */
+static uint64_t validate_children(struct vstate *vs, const struct mt_node *n, uint64_t min,
+				  uint64_t max, unsigned depth)
+{
+	unsigned end = n->end;
+	uint64_t best = 0;
 
 	for (unsigned i = 0; i <= end; i++) {
 		const struct mt_node *c = n->slot[i];
@@ -121,6 +139,17 @@ static uint64_t validate_node(struct vstate *vs, const struct mt_node *n, uint64
 			best = g;
 	}
 	return best;
+}
+
+/* Validates the subtree of @n spanning [min, max]; returns its largest gap. */
+static uint64_t validate_node(struct vstate *vs, const struct mt_node *n, uint64_t min,
+			      uint64_t max, unsigned depth)
+{
+	if (!validate_fields(vs, n, min, max, depth))
+		return 0;
+	if (n->leaf)
+		return validate_leaf(vs, n, min, max, depth);
+	return validate_children(vs, n, min, max, depth);
 }
 
 bool mt_validate(const struct mtree *mt)

@@ -10,6 +10,7 @@
 #include "runtime/check.h"
 #include "runtime/sched.h"
 #include "runtime/sync.h"
+#include "runtime/sync_backend.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -792,172 +793,33 @@ bool rwsem_held(struct rwsem *s)
 	return held_find(s) >= 0;
 }
 
-/* ---- mmap lock ---------------------------------------------------------- */
+/* ---- hooks of the mmap and VMA locks (sync_backend.h, mmap_lock.c) ---- */
 
-static uint64_t seq_load(const uint64_t *p)
+bool down_read_trylock_if(struct rwsem *s, bool (*ok)(const void *arg), const void *arg)
 {
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static void seq_store(uint64_t *p, uint64_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
-void mmap_lock_init(struct mmap_lock *m, const char *name)
-{
-	rwsem_init(&m->sem, &lock_class_mmap, name);
-	m->seq = 0;
-}
-
-void mmap_lock_destroy(struct mmap_lock *m)
-{
-	rwsem_destroy(&m->sem);
-}
-
-void mmap_read_lock(struct mmap_lock *m)
-{
-	down_read(&m->sem);
-}
-
-bool mmap_read_trylock(struct mmap_lock *m)
-{
-	return down_read_trylock(&m->sem);
-}
-
-void mmap_read_unlock(struct mmap_lock *m)
-{
-	up_read(&m->sem);
-}
-
-void mmap_write_lock(struct mmap_lock *m)
-{
-	down_write(&m->sem);
-}
-
-void mmap_write_lock_nested(struct mmap_lock *m, unsigned subclass)
-{
-	down_write_nested(&m->sem, subclass);
-}
-
-/* Ends every VMA write lock taken under this mmap write lock. */
-static bool bump_seq(struct mmap_lock *m, const char *op)
-{
-	if (write_held(&m->sem, op) < 0)
-		return false;
-	seq_store(&m->seq, m->seq + 1);
-	return true;
-}
-
-void mmap_write_unlock(struct mmap_lock *m)
-{
-	if (bump_seq(m, __func__))
-		up_write(&m->sem);
-}
-
-void mmap_write_downgrade(struct mmap_lock *m)
-{
-	if (bump_seq(m, __func__))
-		downgrade_write(&m->sem);
-}
-
-bool mmap_lock_is_contended(struct mmap_lock *m)
-{
-	return rwsem_is_contended(&m->sem);
-}
-
-/* ---- per-VMA locks ------------------------------------------------------ */
-
-void vma_lock_init(struct vma_lock *v, bool detached)
-{
-	rwsem_init(&v->sem, &lock_class_vma, "vma");
-	v->seq = UINT64_MAX; /* no mm seq ever equals it: not write-locked */
-	v->detached = detached;
-}
-
-void vma_lock_destroy(struct vma_lock *v)
-{
-	rwsem_destroy(&v->sem);
-}
-
-bool vma_is_write_locked(const struct vma_lock *v, const struct mmap_lock *m)
-{
-	return seq_load(&v->seq) == seq_load(&m->seq);
-}
-
-void vma_start_write(struct vma_lock *v, struct mmap_lock *m)
-{
-	uint64_t seq;
-
-	if (!rwsem_held_write(&m->sem)) {
-		check_fail(CK_SYNC_VMA_LOCK,
-			   "thread %u: vma_start_write without the mmap write lock", self()->f.id);
-		return;
-	}
-	seq = m->seq; /* stable: we hold the mmap write lock */
-	if (seq_load(&v->seq) == seq)
-		return;
-	/* wait for the readers; the seq is set before a new reader can take
-	 * the lock, so none gets in until the mmap write lock ends */
-	down_write(&v->sem);
-	seq_store(&v->seq, seq);
-	up_write(&v->sem);
-}
-
-bool vma_start_read(struct vma_lock *v, struct mmap_lock *m)
-{
-	struct rwsem *s = &v->sem;
 	struct rwsem_impl *im = impl_of(s);
-	bool ok;
+	bool taken;
 
-	sched_point("vma_start_read");
-	if (vma_is_write_locked(v, m) || __atomic_load_n(&v->detached, __ATOMIC_ACQUIRE))
+	sched_point("down_read_trylock_if");
+	if (!ok(arg))
 		return false;
 	pthread_mutex_lock(&im->mu);
-	/* down_read_trylock, then the same checks again with the lock taken */
-	ok = !s->writer && !im->head && !vma_is_write_locked(v, m) &&
-	     !__atomic_load_n(&v->detached, __ATOMIC_ACQUIRE);
-	if (ok)
+	/* down_read_trylock, then @ok again with the lock taken */
+	taken = !s->writer && !im->head && ok(arg);
+	if (taken)
 		s->readers++;
 	pthread_mutex_unlock(&im->mu);
-	if (ok)
+	if (taken)
 		held_push(s, false, 0);
-	return ok;
+	return taken;
 }
 
-void vma_end_read(struct vma_lock *v)
+void rwsem_state_lock(struct rwsem *s)
 {
-	up_read(&v->sem);
+	pthread_mutex_lock(&impl_of(s)->mu);
 }
 
-bool vma_is_detached(const struct vma_lock *v)
+void rwsem_state_unlock(struct rwsem *s)
 {
-	return __atomic_load_n(&v->detached, __ATOMIC_ACQUIRE);
-}
-
-void vma_mark_detached(struct vma_lock *v, struct mmap_lock *m, bool detached)
-{
-	if (!vma_is_write_locked(v, m)) {
-		check_fail(CK_SYNC_VMA_LOCK, "thread %u: a VMA is %s without its write lock",
-			   self()->f.id, detached ? "detached" : "attached");
-		return;
-	}
-	__atomic_store_n(&v->detached, detached, __ATOMIC_RELEASE);
-}
-
-bool sync_check_vma_lock(struct vma_lock *v, const struct mmap_lock *m)
-{
-	struct rwsem_impl *im = impl_of(&v->sem);
-	unsigned readers;
-	bool wlocked;
-
-	/* under the lock readers cannot change, and while there are readers
-	 * nobody can make the VMA write-locked */
-	pthread_mutex_lock(&im->mu);
-	readers = (unsigned)v->sem.readers;
-	wlocked = vma_is_write_locked(v, m);
-	pthread_mutex_unlock(&im->mu);
-	if (wlocked && readers)
-		return check_fail(CK_SYNC_VMA_LOCK, "a write-locked VMA has %u reader(s)", readers);
-	return true;
+	pthread_mutex_unlock(&impl_of(s)->mu);
 }

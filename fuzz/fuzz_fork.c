@@ -12,12 +12,14 @@
  * parent's VMA tree under RCU alone (`rcu_walk`), touching every VMA they meet, so a VMA or tree
  * node freed too early is caught by AddressSanitizer.
  */
+#include "as_model.h"
 #include "exec.h"
 #include "mm/anon.h"
 #include "mm/fork.h"
 #include "mm/types.h"
 #include "mm/uffd.h"
 #include "mm_fuzz.h"
+#include "mm_ops.h"
 #include "runtime/alloc.h"
 #include "runtime/check.h"
 #include "runtime/sync.h"
@@ -38,9 +40,7 @@ static const struct prog_opdesc fork_ops[OP_NR] = {
 	{"fork_every",
 	 "fork with allocation N failing, N = 1, 2, ... until one succeeds",
 	 3,
-	 {MMF_F_PROC,
-	  {FK_CHOICE, NULL, 0, mmf_algo_names},
-	  {FK_CHOICE, NULL, 0, mmf_policy_names}}},
+	 {MMF_F_PROC, MMF_F_CHOICE(mmf_algo_names, algo), MMF_F_CHOICE(mmf_policy_names, policy)}},
     [OP_RCU_WALK] = {"rcu_walk", "walk the process's VMAs under RCU alone", 1, {MMF_F_PROC}},
 };
 
@@ -52,14 +52,14 @@ static const struct prog_desc fork_desc = {
     .ops = fork_ops,
     .config_names = fork_config,
     .nfibers = PROG_FIBERS,
+    .args_size = sizeof(struct mm_args),
 };
 
-static void fork_every(struct mmf_state *s, struct mm *parent, const struct prog_op *op)
+static void fork_every(struct mmf_state *s, struct mm *parent, const struct mm_args *a)
 {
 	struct fork_opts o = {
-	    .algo = op->arg[1] ? FORK_APPEND : FORK_TREE_DUP,
-	    .policy =
-		op->arg[MMF_FORK_POLICY_ARG] ? ANON_POLICY_REUSE_MERGEABLE : ANON_POLICY_CURRENT,
+	    .algo = a->algo ? FORK_APPEND : FORK_TREE_DUP,
+	    .policy = a->policy ? ANON_POLICY_REUSE_MERGEABLE : ANON_POLICY_CURRENT,
 	    .check = true,
 	};
 
@@ -106,20 +106,25 @@ static bool walk_visit(void *arg, const struct mt_range *r, void *entry)
 	return true;
 }
 
+/* fuzz_mm's operations through the seam; the two of this target are the
+ * model's own (fork with failure at every point, a reader of its tree). */
 static void run_op(void *arg, const struct prog_op *op)
 {
-	struct mmf_state *s = arg;
+	struct mm_exec *m = arg;
+	struct mmf_state *s = m->as;
+	struct mm_args a;
 	struct mm *mm;
 
 	if (op->code < MMF_NOPS) {
-		mmf_run_op(s, op);
+		mm_exec_op(m, op);
 		return;
 	}
-	mm = mmf_get(s, op->arg[0]);
+	prog_decode_args(m->desc, op, &a);
+	mm = mmf_get(s, a.proc);
 	if (!mm)
 		return;
 	if (op->code == OP_FORK_EVERY) {
-		fork_every(s, mm, op);
+		fork_every(s, mm, &a);
 	} else {
 		rcu_read_lock();
 		mt_rcu_walk(&mm->mt, 0, MT_MAX, walk_visit, mm);
@@ -128,9 +133,16 @@ static void run_op(void *arg, const struct prog_op *op)
 	mmf_put(s, mm);
 }
 
+static const struct mm_target fork_target = {
+    .desc = &fork_desc,
+    .backend = &as_model, /* fork_every and rcu_walk reach into the model */
+    .fork_code = OP_FORK_EVERY,
+    .op_fn = run_op,
+};
+
 static int fork_run(const uint8_t *data, size_t size)
 {
-	return mmf_run_program(&fork_desc, OP_FORK_EVERY, run_op, data, size);
+	return mm_run_program(&fork_target, data, size);
 }
 
 const struct fuzz_target fuzz_fork_target = {

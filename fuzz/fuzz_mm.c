@@ -11,17 +11,16 @@
  * After every operation that leaves no thread inside another one, every
  * invariant of the VMA, anon_vma and page families is checked over all
  * processes, and the live objects of every kind must equal the objects
- * reachable (plus those waiting for an RCU grace period). At the end no
- * lock may be held, and after every process is destroyed nothing may be
- * alive.
+ * reachable (plus those waiting for an RCU grace period). A call whose
+ * injected failure fired must fail with -ENOMEM and change no mapping but
+ * those the kernel leaves changed (mm_fuzz.c). At the end no lock may be
+ * held, and after every process is destroyed nothing may be alive. The
+ * model runs the calls through the address-space seam (as_backend.h).
  */
-#include "exec.h"
+#include "as_backend.h"
 #include "mm_fuzz.h"
+#include "mm_ops.h"
 #include "target.h"
-
-#include <errno.h>
-#include <inttypes.h>
-#include <string.h>
 
 static const char *const mm_config[] = {NULL};
 
@@ -31,16 +30,18 @@ static const struct prog_desc mm_desc = {
     .ops = mmf_ops,
     .config_names = mm_config,
     .nfibers = PROG_FIBERS,
+    .args_size = sizeof(struct mm_args),
 };
 
-static void run_op(void *arg, const struct prog_op *op)
-{
-	mmf_run_op(arg, op);
-}
+static const struct mm_target mm_target = {
+    .desc = &mm_desc,
+    .backend = &as_model,
+    .fork_code = MMF_OP_FORK,
+};
 
 static int mm_run(const uint8_t *data, size_t size)
 {
-	return mmf_run_program(&mm_desc, MMF_OP_FORK, run_op, data, size);
+	return mm_run_program(&mm_target, data, size);
 }
 
 const struct fuzz_target fuzz_mm_target = {

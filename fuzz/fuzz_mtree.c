@@ -24,21 +24,25 @@
 #include "exec.h"
 #include "mtref.h"
 #include "mtref_rcu.h"
+#include "mtree_fuzz.h"
 #include "runtime/check.h"
 #include "runtime/mem_check.h"
 #include "runtime/sync.h"
 #include "target.h"
-#include "tree/mtree.h"
+#include "tree_backend.h"
+#include "tree_check.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #define NTREES 4
 
 struct mtree_state {
-	struct mtree mt[NTREES];
+	const struct tree_backend *b;
+	void *mt[NTREES]; /* the backend's trees */
 	struct mtref ref[NTREES];
 	struct rwsem lock[NTREES];
 	struct mtref_log log[NTREES]; /* what writers stored: the RCU readers' oracle */
@@ -59,14 +63,22 @@ enum {
 	OP_NR
 };
 
-#define F_TREE                                                                                     \
+/* An operation's arguments, by name (prog_decode_args fills them). */
+struct mtree_args {
+	uint8_t tree;		 /* mt<k> */
+	struct range_spec range; /* resolved against the tree's map */
+	uint8_t value;		 /* store: v<n> */
+	uint8_t n;		 /* gap: size; bulk: count */
+	uint8_t dir;		 /* gap: low or high */
+	uint8_t other;		 /* dup: the destination tree */
+};
+
+#define MT_ARG(kind, prefix, max, names, field)                                                    \
 	{                                                                                          \
-		FK_SEL, "mt", NTREES, NULL                                                         \
+		kind, prefix, max, names, #field, offsetof(struct mtree_args, field)               \
 	}
-#define F_RANGE                                                                                    \
-	{                                                                                          \
-		FK_RANGE, NULL, 0, NULL                                                            \
-	}
+#define F_TREE MT_ARG(FK_SEL, "mt", NTREES, NULL, tree)
+#define F_RANGE MT_ARG(FK_RANGE, NULL, 0, NULL, range)
 
 static const char *const gap_dirs[] = {"low", "high", NULL};
 
@@ -74,7 +86,7 @@ static const struct prog_opdesc mtree_ops[OP_NR] = {
     [OP_STORE] = {"store",
 		  "map the range to value v<n>",
 		  3,
-		  {F_TREE, F_RANGE, {FK_U8, "v", 0, NULL}}},
+		  {F_TREE, F_RANGE, MT_ARG(FK_U8, "v", 0, NULL, value)}},
     [OP_ERASE] = {"erase", "store nothing over the range", 2, {F_TREE, F_RANGE}},
     [OP_ERASE_AT] = {"erase_at", "erase the whole range holding the start", 2, {F_TREE, F_RANGE}},
     [OP_LOAD] = {"load", "load at the start, with the range that holds it", 2, {F_TREE, F_RANGE}},
@@ -83,15 +95,16 @@ static const struct prog_opdesc mtree_ops[OP_NR] = {
     [OP_GAP] = {"gap",
 		"search the range for n=<size> empty indices (n=0: huge)",
 		4,
-		{F_TREE, F_RANGE, {FK_U8, "n=", 0, NULL}, {FK_CHOICE, NULL, 0, gap_dirs}}},
+		{F_TREE, F_RANGE, MT_ARG(FK_U8, "n=", 0, NULL, n),
+		 MT_ARG(FK_CHOICE, NULL, 0, gap_dirs, dir)}},
     [OP_DUP] = {"dup",
 		"duplicate a tree into another (emptied first; same: next)",
 		2,
-		{F_TREE, F_TREE}},
+		{F_TREE, MT_ARG(FK_SEL, "mt", NTREES, NULL, other)}},
     [OP_BULK] = {"bulk",
 		 "rebuild by appending n=<count> entries from the range's start",
 		 3,
-		 {F_TREE, F_RANGE, {FK_U8, "n=", 0, NULL}}},
+		 {F_TREE, F_RANGE, MT_ARG(FK_U8, "n=", 0, NULL, n)}},
     [OP_DESTROY] = {"destroy", "free every node of the tree", 1, {F_TREE}},
     [OP_RCU_WALK] = {"rcu_walk",
 		     "walk the range under RCU alone, without the tree's lock",
@@ -107,6 +120,7 @@ static const struct prog_desc mtree_desc = {
     .ops = mtree_ops,
     .config_names = mtree_config,
     .nfibers = PROG_FIBERS,
+    .args_size = sizeof(struct mtree_args),
 };
 
 /* Entries are tagged values, never NULL and never reserved. */
@@ -124,48 +138,47 @@ static uint64_t add_clamped(uint64_t base, int64_t d)
 {
 	if (d < 0)
 		return base < (uint64_t)-d ? 0 : base - (uint64_t)-d;
-	return MT_MAX - base < (uint64_t)d ? MT_MAX : base + (uint64_t)d;
+	return TREE_MAX - base < (uint64_t)d ? TREE_MAX : base + (uint64_t)d;
 }
 
 /* Resolve a range spec against a tree's map: most specs hit an entry or a gap. */
-static void resolve(const struct mtref *ref, const uint8_t *b, uint64_t *first, uint64_t *last)
+static void resolve(const struct mtref *ref, const struct range_spec *rs, uint64_t *first,
+		    uint64_t *last)
 {
-	struct range_spec rs;
-	struct mt_range r;
+	struct tree_range r;
 	uint64_t start = 0;
 
-	range_spec_decode(b, &rs);
-	switch (rs.mode) {
+	switch (rs->mode) {
 	case RS_ENTRY:
 		if (ref->n) {
-			const struct mtref_range *e = &ref->v[rs.k % ref->n];
+			const struct mtref_range *e = &ref->v[rs->k % ref->n];
 
-			start = add_clamped(e->first, rs.d);
+			start = add_clamped(e->first, rs->d);
 		} else {
-			start = rs.k;
+			start = rs->k;
 		}
 		break;
 	case RS_GAP: {
 		size_t gaps = mtref_gaps(ref);
 
 		if (gaps) {
-			mtref_gap_at(ref, rs.k % gaps, &r);
-			start = add_clamped(r.first, rs.d);
+			mtref_gap_at(ref, rs->k % gaps, &r);
+			start = add_clamped(r.first, rs->d);
 		} else {
-			start = rs.k;
+			start = rs->k;
 		}
 		break;
 	}
 	case RS_RAW:
-		start = rs.v;
+		start = rs->v;
 		break;
 	case RS_TOP:
-		start = MT_MAX - rs.v;
+		start = TREE_MAX - rs->v;
 		break;
 	}
 	*first = start;
-	if (rs.len) {
-		*last = add_clamped(start, rs.len - 1);
+	if (rs->len) {
+		*last = add_clamped(start, rs->len - 1);
 	} else {
 		mtref_range_of(ref, start, &r);
 		*last = r.last;
@@ -191,54 +204,54 @@ static void ref_copy(struct mtree_state *s, unsigned dst, unsigned src)
 
 static void tree_clear(struct mtree_state *s, unsigned t)
 {
-	mt_destroy(&s->mt[t]);
+	s->b->clear(s->mt[t]);
 	mtref_free(&s->ref[t]);
-	mtref_log_add(&s->log[t], 0, MT_MAX, NULL);
+	mtref_log_add(&s->log[t], 0, TREE_MAX, NULL);
 }
 
 /* A write under fail_at: fails with -ENOMEM and changes nothing, or succeeds. */
 static void write_op(struct mtree_state *s, const struct prog_op *op, unsigned t, uint64_t first,
 		     uint64_t last, void *entry)
 {
-	struct mt_snapshot before;
+	struct tree_picture before = {NULL, 0, 0};
 	bool fired;
 	int err;
 
-	mt_snapshot_take(&s->mt[t], &before);
+	s->b->picture(s->mt[t], &before);
 	exec_arm(op);
-	err = mt_store_range(&s->mt[t], first, last, entry);
+	err = s->b->store(s->mt[t], first, last, entry);
 	fired = exec_disarm();
-	mt_check_write(&s->mt[t], &before, err, fired, 0, entry ? "store" : "erase");
+	tree_check_write(s->b, s->mt[t], &before, err, fired, 0, entry ? "store" : "erase");
 	if (!fired)
 		ref_store(s, t, first, last, entry);
-	mt_snapshot_free(&before);
+	tree_picture_free(&before);
 }
 
 static void op_erase_at(struct mtree_state *s, const struct prog_op *op, unsigned t, uint64_t index)
 {
-	struct mt_range r;
+	struct tree_range r;
 	void *want = mtref_range_of(&s->ref[t], index, &r), *old = NULL;
-	struct mt_snapshot before;
+	struct tree_picture before = {NULL, 0, 0};
 	bool fired;
 	int err;
 
-	mt_snapshot_take(&s->mt[t], &before);
+	s->b->picture(s->mt[t], &before);
 	exec_arm(op);
-	err = mt_erase(&s->mt[t], index, &old);
+	err = s->b->erase(s->mt[t], index, &old);
 	fired = exec_disarm();
-	mt_check_write(&s->mt[t], &before, err, fired, 0, "erase_at");
+	tree_check_write(s->b, s->mt[t], &before, err, fired, 0, "erase_at");
 	if (old != want)
 		check_fail(CK_MT_OP_RESULT, "erase at %#" PRIx64 " found %p, the map holds %p",
 			   index, old, want);
 	if (!fired && want)
 		ref_store(s, t, r.first, r.last, NULL);
-	mt_snapshot_free(&before);
+	tree_picture_free(&before);
 }
 
-static void op_dup(struct mtree_state *s, const struct prog_op *op)
+static void op_dup(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a)
 {
-	unsigned src = op->arg[0], dst = op->arg[1];
-	struct mt_snapshot before, empty;
+	unsigned src = a->tree, dst = a->other;
+	struct tree_picture before = {NULL, 0, 0}, empty = {NULL, 0, 0};
 	bool fired;
 	int err;
 
@@ -248,70 +261,85 @@ static void op_dup(struct mtree_state *s, const struct prog_op *op)
 	down_write(&s->lock[src < dst ? src : dst]);
 	down_write_nested(&s->lock[src < dst ? dst : src], 1);
 	tree_clear(s, dst);
-	mt_snapshot_take(&s->mt[src], &before);
-	mt_snapshot_take(&s->mt[dst], &empty);
+	s->b->picture(s->mt[src], &before);
+	s->b->picture(s->mt[dst], &empty);
 	exec_arm(op);
-	err = mt_dup(&s->mt[src], &s->mt[dst]);
+	err = s->b->dup(s->mt[src], s->mt[dst]);
 	fired = exec_disarm();
-	mt_check_unchanged(&s->mt[src], &before, CK_MT_DUP_SOURCE_CHANGED, "dup");
+	tree_check_unchanged(s->b, s->mt[src], &before, CK_MT_DUP_SOURCE_CHANGED, "dup");
 	/* a failed dup leaves the destination empty */
-	mt_check_write(&s->mt[dst], &empty, err, fired, 0, "dup");
+	tree_check_write(s->b, s->mt[dst], &empty, err, fired, 0, "dup");
 	if (!fired) {
-		mt_check_dup(&s->mt[src], &s->mt[dst]);
+		s->b->check_dup(s->mt[src], s->mt[dst]);
 		ref_copy(s, dst, src);
 	}
-	mt_snapshot_free(&before);
-	mt_snapshot_free(&empty);
+	tree_picture_free(&before);
+	tree_picture_free(&empty);
 	up_write(&s->lock[src < dst ? dst : src]);
 	up_write(&s->lock[src < dst ? src : dst]);
 }
 
-/* Append n entries of the range's length from its start, gaps every third. */
-static void op_bulk(struct mtree_state *s, const struct prog_op *op, uint64_t first, uint64_t last)
+/* Append n entries of the range's length from its start, gaps every third;
+ * a backend without the bulk interface stores them one by one. */
+static int bulk_fill(struct mtree_state *s, unsigned t, void *bulk, unsigned n, uint64_t first,
+		     uint64_t len)
 {
-	unsigned t = op->arg[0], n = op->arg[5];
-	uint64_t len = last - first < 255 ? last - first + 1 : 255, at = first;
-	struct mt_bulk b;
+	uint64_t at = first;
+	int err = 0;
+
+	for (unsigned i = 0; i < n && TREE_MAX - at >= len - 1; i++) {
+		uint64_t step = len + (i % 3 == 2);
+
+		err = bulk ? s->b->bulk_append(bulk, at, at + len - 1, val(i))
+			   : s->b->store(s->mt[t], at, at + len - 1, val(i));
+		if (err)
+			break; /* what came before stays */
+		ref_store(s, t, at, at + len - 1, val(i));
+		if (TREE_MAX - at < step)
+			break;
+		at += step;
+	}
+	return err;
+}
+
+static void op_bulk(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
+		    uint64_t first, uint64_t last)
+{
+	unsigned t = a->tree, n = a->n;
+	uint64_t len = last - first < 255 ? last - first + 1 : 255;
+	void *bulk = NULL;
 	bool fired;
-	int err;
+	int err = 0;
 
 	tree_clear(s, t);
 	exec_arm(op);
-	err = mt_bulk_begin(&b, &s->mt[t], n);
+	if (s->b->bulk_begin)
+		err = s->b->bulk_begin(s->mt[t], n, &bulk);
 	if (!err) {
-		for (unsigned i = 0; i < n && MT_MAX - at >= len - 1; i++) {
-			uint64_t step = len + (i % 3 == 2);
-
-			err = mt_bulk_append(&b, at, at + len - 1, val(i));
-			if (err)
-				break; /* what came before stays */
-			ref_store(s, t, at, at + len - 1, val(i));
-			if (MT_MAX - at < step)
-				break;
-			at += step;
-		}
-		mt_bulk_end(&b);
+		err = bulk_fill(s, t, bulk, n, first, len);
+		if (bulk)
+			s->b->bulk_end(bulk);
 	}
 	fired = exec_disarm();
 	if (err && !(fired && err == -ENOMEM))
 		check_fail(CK_MT_OP_RESULT, "bulk append returned %d", err);
 }
 
-static bool rcu_visit(void *arg, const struct mt_range *r, void *e)
+static bool rcu_visit(void *arg, const struct tree_range *r, void *e)
 {
 	return mtref_reader_saw(arg, r, e);
 }
 
-static void op_rcu_walk(struct mtree_state *s, const struct prog_op *op)
+static void op_rcu_walk(struct mtree_state *s, const struct mtree_args *a)
 {
-	unsigned t = op->arg[0];
+	unsigned t = a->tree;
 	struct mtref_reader rd;
 	uint64_t first, last;
 
 	rcu_read_lock();
-	resolve(&s->ref[t], &op->arg[1], &first, &last);
+	resolve(&s->ref[t], &a->range, &first, &last);
 	mtref_reader_begin(&rd, &s->ref[t], &s->log[t], t);
-	mt_rcu_walk(&s->mt[t], first, last, rcu_visit, &rd);
+	s->b->rcu_walk(s->mt[t], first, last, rcu_visit, &rd);
 	mtref_reader_end(&rd, first, last);
 	rcu_read_unlock();
 }
@@ -322,30 +350,16 @@ static bool op_writes(unsigned code)
 	       code == OP_DESTROY;
 }
 
-static void run_op(void *arg, const struct prog_op *op)
+/* The operations that run under the tree's lock, their range resolved. */
+static void locked_op(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
+		      uint64_t first, uint64_t last)
 {
-	struct mtree_state *s = arg;
-	unsigned t = op->arg[0];
-	uint64_t first = 0, last = 0;
-
-	if (op->code == OP_RCU_WALK) {
-		op_rcu_walk(s, op);
-		return;
-	}
-	if (op->code == OP_DUP) {
-		op_dup(s, op);
-		return;
-	}
-	if (op_writes(op->code))
-		down_write(&s->lock[t]);
-	else
-		down_read(&s->lock[t]);
-	if (mtree_ops[op->code].nfields >= 2 && mtree_ops[op->code].fields[1].kind == FK_RANGE)
-		resolve(&s->ref[t], &op->arg[1], &first, &last);
+	unsigned t = a->tree;
+	void *mt = s->mt[t];
 
 	switch (op->code) {
 	case OP_STORE:
-		write_op(s, op, t, first, last, val(op->arg[5]));
+		write_op(s, op, t, first, last, val(a->value));
 		break;
 	case OP_ERASE:
 		write_op(s, op, t, first, last, NULL);
@@ -354,31 +368,53 @@ static void run_op(void *arg, const struct prog_op *op)
 		op_erase_at(s, op, t, first);
 		break;
 	case OP_LOAD:
-		mtref_check_load(&s->ref[t], &s->mt[t], first);
+		mtref_check_load(&s->ref[t], s->b, mt, first);
 		break;
 	case OP_FIND:
-		mtref_check_find(&s->ref[t], &s->mt[t], first);
+		mtref_check_find(&s->ref[t], s->b, mt, first);
 		break;
 	case OP_WALK:
-		mtref_check_walk(&s->ref[t], &s->mt[t], first, last);
+		mtref_check_walk(&s->ref[t], s->b, mt, first, last);
 		break;
-	case OP_GAP: {
-		uint64_t size = op->arg[5] ? op->arg[5] : MT_MAX - 1;
-
-		mtref_check_gap(&s->ref[t], &s->mt[t], first, last, size, op->arg[6] == 1);
+	case OP_GAP:
+		mtref_check_gap(&s->ref[t], s->b, mt, first, last, a->n ? a->n : TREE_MAX - 1,
+				a->dir == 1);
 		break;
-	}
 	case OP_BULK:
-		op_bulk(s, op, first, last);
+		op_bulk(s, op, a, first, last);
 		break;
 	case OP_DESTROY:
 		tree_clear(s, t);
 		break;
 	}
+}
+
+static void run_op(void *arg, const struct prog_op *op)
+{
+	struct mtree_state *s = arg;
+	struct mtree_args a;
+	uint64_t first = 0, last = 0;
+
+	prog_decode_args(&mtree_desc, op, &a);
+	if (op->code == OP_RCU_WALK) {
+		op_rcu_walk(s, &a);
+		return;
+	}
+	if (op->code == OP_DUP) {
+		op_dup(s, op, &a);
+		return;
+	}
 	if (op_writes(op->code))
-		up_write(&s->lock[t]);
+		down_write(&s->lock[a.tree]);
 	else
-		up_read(&s->lock[t]);
+		down_read(&s->lock[a.tree]);
+	if (mtree_ops[op->code].nfields >= 2 && mtree_ops[op->code].fields[1].kind == FK_RANGE)
+		resolve(&s->ref[a.tree], &a.range, &first, &last);
+	locked_op(s, op, &a, first, last);
+	if (op_writes(op->code))
+		up_write(&s->lock[a.tree]);
+	else
+		up_read(&s->lock[a.tree]);
 }
 
 static void check_all(void *arg)
@@ -387,12 +423,11 @@ static void check_all(void *arg)
 	uint64_t nodes = 0;
 
 	for (unsigned t = 0; t < NTREES; t++) {
-		mt_validate(&s->mt[t]);
-		mtref_matches(&s->ref[t], &s->mt[t]);
-		nodes += mt_count_nodes(&s->mt[t]);
+		s->b->validate(s->mt[t]);
+		mtref_matches(&s->ref[t], s->b, s->mt[t]);
+		nodes += s->b->nodes(s->mt[t]);
 	}
-	/* replaced nodes an RCU reader may still see are alive too */
-	mem_check_live(AK_MT_NODE, nodes + rcu_pending(AK_MT_NODE));
+	s->b->check_live(nodes);
 }
 
 static void dump_state(FILE *out, void *arg)
@@ -401,11 +436,11 @@ static void dump_state(FILE *out, void *arg)
 
 	for (unsigned t = 0; t < NTREES; t++) {
 		fprintf(out, "mt%u: ", t);
-		mt_dump(out, &s->mt[t], print_val);
+		s->b->dump(out, s->mt[t], print_val);
 	}
 }
 
-static int mtree_run(const uint8_t *data, size_t size)
+int mtree_run(const struct tree_backend *b, const uint8_t *data, size_t size)
 {
 	static const char *const lock_names[NTREES] = {"mt0 lock", "mt1 lock", "mt2 lock",
 						       "mt3 lock"};
@@ -413,9 +448,10 @@ static int mtree_run(const uint8_t *data, size_t size)
 	struct exec x;
 
 	memset(&s, 0, sizeof(s));
+	s.b = b;
 	for (unsigned t = 0; t < NTREES; t++) {
-		mt_init(&s.mt[t]);
-		mt_set_rcu(&s.mt[t], true);
+		s.mt[t] = b->create();
+		MODEL_ASSERT(s.mt[t] != NULL);
 		mtref_init(&s.ref[t]);
 		rwsem_init(&s.lock[t], &lock_class_tree, lock_names[t]);
 	}
@@ -426,8 +462,16 @@ static int mtree_run(const uint8_t *data, size_t size)
 		mtref_log_free(&s.log[t]);
 	}
 	mem_check_empty();
+	b->check_live(0);
+	for (unsigned t = 0; t < NTREES; t++)
+		b->release(s.mt[t]);
 	exec_end(&x);
 	return 0;
+}
+
+static int mtree_run_model(const uint8_t *data, size_t size)
+{
+	return mtree_run(&tree_model, data, size);
 }
 
 const struct fuzz_target fuzz_mtree_target = {
@@ -435,5 +479,5 @@ const struct fuzz_target fuzz_mtree_target = {
     .summary = "range tree: store, erase, find, walks (also under RCU against writers), gap "
 	       "search, dup, bulk, against a reference map",
     .desc = &mtree_desc,
-    .run = mtree_run,
+    .run = mtree_run_model,
 };

@@ -12,10 +12,9 @@
  * the input's schedule. Each reader checks the rollup invariants when it
  * finishes (rollup.h), every other invariant runs at rest.
  */
-#include "mm/fault.h"
-#include "mm/mmap.h"
-#include "mm/types.h"
+#include "as_backend.h"
 #include "mm_fuzz.h"
+#include "mm_ops.h"
 #include "target.h"
 
 static const struct prog_opdesc rollup_ops[MMF_NOPS] = {MMF_OPDESCS};
@@ -28,41 +27,54 @@ static const struct prog_desc rollup_desc = {
     .ops = rollup_ops,
     .config_names = rollup_config,
     .nfibers = PROG_MAX_FIBERS, /* one or two readers, up to three writers */
+    .args_size = sizeof(struct mm_args),
 };
 
-#define PG(n) (MMF_WINDOW_LO + ((uint64_t)(n) << PAGE_SHIFT))
-
-/* p0: kinds in turn, every fourth VMA a read-only neighbour of the one
- * before it (an mprotect to read-write merges the two). */
-static void build_p0(struct mmf_state *s)
+/*
+ * p0: kinds in turn, every fourth VMA a read-only neighbour of the one
+ * before it (an mprotect to read-write merges the two), pages in all but
+ * the last page of each; mapped and touched through the seam as a program's
+ * operations would be, with their ranges given.
+ */
+static void build_p0(struct mm_exec *m)
 {
-	struct mm *mm = s->mm[0];
+	static const uint8_t kinds[] = {MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_SHARED_FILE,
+					MMF_PRIVATE_FILE};
 	uint64_t at = 0x10;
 
 	for (unsigned k = 0; k < 16; k++) {
-		unsigned kind = k % 4, pages = 2 + k % 3;
+		unsigned pages = 2 + k % 3;
 		bool neighbour = k % 4 == 3;
-		int prot = neighbour ? PROT_READ : PROT_READ | PROT_WRITE;
-		int flags = MAP_FIXED | (kind == 1 || kind == 2 ? MAP_SHARED : MAP_PRIVATE);
-		struct file *f = kind >= 2 ? s->files[k % MMF_FILES] : NULL;
+		struct mm_call c = {.code = MMF_OP_MMAP};
 
-		if (!f)
-			flags |= MAP_ANONYMOUS;
-		if (mm_mmap(mm, PG(at), (uint64_t)pages << PAGE_SHIFT, prot, flags, f, at) < 0)
+		c.a.prot = neighbour ? 1 : 3;
+		c.a.kind = kinds[k % 4];
+		c.a.file = (uint8_t)(k % MMF_FILES);
+		c.a.place = MMF_FIXED;
+		c.start = MMF_WINDOW_LO + (at << MMF_PAGE_SHIFT);
+		c.len = (uint64_t)pages << MMF_PAGE_SHIFT;
+		mm_exec_call(m, &c, false);
+		if (c.result < 0)
 			return; /* allocation failure here is not the program's */
-		mm_touch(mm, PG(at), (uint64_t)(pages - 1) << PAGE_SHIFT, !neighbour);
+		c = (struct mm_call){.code = MMF_OP_TOUCH};
+		c.a.access = !neighbour;
+		c.start = MMF_WINDOW_LO + (at << MMF_PAGE_SHIFT);
+		c.len = (uint64_t)(pages - 1) << MMF_PAGE_SHIFT;
+		mm_exec_call(m, &c, false);
 		at += pages + (neighbour ? 2 : 0);
 	}
 }
 
-static void run_op(void *arg, const struct prog_op *op)
-{
-	mmf_run_op(arg, op);
-}
+static const struct mm_target rollup_target = {
+    .desc = &rollup_desc,
+    .backend = &as_model,
+    .fork_code = MMF_OP_FORK,
+    .prologue = build_p0,
+};
 
 static int rollup_run(const uint8_t *data, size_t size)
 {
-	return mmf_run_program_after(&rollup_desc, MMF_OP_FORK, build_p0, run_op, data, size);
+	return mm_run_program(&rollup_target, data, size);
 }
 
 const struct fuzz_target fuzz_rollup_target = {

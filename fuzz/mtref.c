@@ -2,7 +2,6 @@
 #include "mtref.h"
 
 #include "runtime/check.h"
-#include "tree/mtree.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -103,11 +102,11 @@ bool mtref_gap(const struct mtref *r, uint64_t lo, uint64_t hi, uint64_t size, b
 				if (!highest)
 					return true;
 			}
-			if (r->v[i].last == MT_MAX)
+			if (r->v[i].last == TREE_MAX)
 				more = false;
 			else
 				next = r->v[i].last + 1;
-		} else if (try_gap(next, MT_MAX, lo, hi, size, highest, &s)) {
+		} else if (try_gap(next, TREE_MAX, lo, hi, size, highest, &s)) {
 			*start = s;
 			found = true;
 		}
@@ -122,42 +121,50 @@ void mtref_copy(struct mtref *dst, const struct mtref *src)
 		mtref_store(dst, src->v[i].first, src->v[i].last, src->v[i].entry);
 }
 
-bool mtref_matches(const struct mtref *r, struct mtree *mt)
+struct match {
+	const struct mtref *r;
+	size_t i;
+	bool ok;
+};
+
+static bool match_one(void *arg, const struct tree_range *got, void *e)
 {
-	struct mt_cursor c;
-	size_t i = 0;
-	void *e;
+	struct match *m = arg;
+	const struct mtref_range *x = m->i < m->r->n ? &m->r->v[m->i] : NULL;
 
-	mt_cursor_init(&c, mt, 0);
-	while ((e = mt_cursor_next(&c))) {
-		const struct mtref_range *x = i < r->n ? &r->v[i] : NULL;
+	if (!x)
+		m->ok = check_fail(CK_MT_REF_MISMATCH,
+				   "tree holds [%#" PRIx64 ", %#" PRIx64 "] -> %p, map ends",
+				   got->first, got->last, e);
+	else if (x->first != got->first || x->last != got->last || x->entry != e)
+		m->ok = check_fail(CK_MT_REF_MISMATCH,
+				   "tree holds [%#" PRIx64 ", %#" PRIx64 "] -> %p, map "
+				   "[%#" PRIx64 ", %#" PRIx64 "] -> %p",
+				   got->first, got->last, e, x->first, x->last, x->entry);
+	m->i++;
+	return m->ok;
+}
 
-		if (!x)
-			return check_fail(CK_MT_REF_MISMATCH,
-					  "tree holds [%#" PRIx64 ", %#" PRIx64 "] -> %p, map ends",
-					  c.range.first, c.range.last, e);
-		if (x->first != c.range.first || x->last != c.range.last || x->entry != e)
-			return check_fail(CK_MT_REF_MISMATCH,
-					  "tree holds [%#" PRIx64 ", %#" PRIx64 "] -> %p, map "
-					  "[%#" PRIx64 ", %#" PRIx64 "] -> %p",
-					  c.range.first, c.range.last, e, x->first, x->last,
-					  x->entry);
-		i++;
-	}
-	if (i != r->n)
+bool mtref_matches(const struct mtref *r, const struct tree_backend *b, void *t)
+{
+	struct match m = {r, 0, true};
+
+	b->walk(t, 0, TREE_MAX, match_one, &m);
+	if (!m.ok)
+		return false;
+	if (m.i != r->n)
 		return check_fail(CK_MT_REF_MISMATCH,
 				  "tree ends, map holds [%#" PRIx64 ", %#" PRIx64 "] -> %p",
-				  r->v[i].first, r->v[i].last, r->v[i].entry);
+				  r->v[m.i].first, r->v[m.i].last, r->v[m.i].entry);
 	return true;
 }
 
-bool mtref_check_gap(const struct mtref *r, const struct mtree *mt, uint64_t lo, uint64_t hi,
-		     uint64_t size, bool highest)
+bool mtref_check_gap(const struct mtref *r, const struct tree_backend *b, void *t, uint64_t lo,
+		     uint64_t hi, uint64_t size, bool highest)
 {
 	uint64_t want = 0, got = 0;
 	bool found = mtref_gap(r, lo, hi, size, highest, &want);
-	int err = highest ? mt_gap_highest(mt, lo, hi, size, &got)
-			  : mt_gap_lowest(mt, lo, hi, size, &got);
+	int err = b->gap(t, lo, hi, size, highest, &got);
 
 	if (found ? err == 0 && got == want : err != 0)
 		return true;
@@ -185,19 +192,19 @@ static const struct mtref_range *ref_prev(const struct mtref *r, uint64_t from)
 	return NULL;
 }
 
-static bool same(const struct mtref_range *x, const void *e, const struct mt_range *got)
+static bool same(const struct mtref_range *x, const void *e, const struct tree_range *got)
 {
 	if (!x)
 		return e == NULL;
 	return e == x->entry && got->first == x->first && got->last == x->last;
 }
 
-bool mtref_check_find(const struct mtref *r, const struct mtree *mt, uint64_t index)
+bool mtref_check_find(const struct mtref *r, const struct tree_backend *b, void *t, uint64_t index)
 {
 	const struct mtref_range *n = ref_next(r, index), *p = ref_prev(r, index);
-	struct mt_range gn = {0, 0}, gp = {0, 0};
-	void *en = mt_find(mt, index, MT_MAX, &gn);
-	void *ep = mt_find_prev(mt, index, 0, &gp);
+	struct tree_range gn = {0, 0}, gp = {0, 0};
+	void *en = b->find(t, index, TREE_MAX, &gn);
+	void *ep = b->find_prev(t, index, 0, &gp);
 
 	if (!same(n, en, &gn))
 		return check_fail(CK_MT_WALK,
@@ -212,7 +219,7 @@ bool mtref_check_find(const struct mtref *r, const struct mtree *mt, uint64_t in
 	return true;
 }
 
-void *mtref_range_of(const struct mtref *r, uint64_t index, struct mt_range *out)
+void *mtref_range_of(const struct mtref *r, uint64_t index, struct tree_range *out)
 {
 	size_t i = lower(r, index);
 
@@ -223,7 +230,7 @@ void *mtref_range_of(const struct mtref *r, uint64_t index, struct mt_range *out
 	}
 	/* empty: between entry i-1 and entry i */
 	out->first = i ? r->v[i - 1].last + 1 : 0;
-	out->last = i < r->n ? r->v[i].first - 1 : MT_MAX;
+	out->last = i < r->n ? r->v[i].first - 1 : TREE_MAX;
 	return NULL;
 }
 
@@ -234,7 +241,7 @@ size_t mtref_gaps(const struct mtref *r)
 	for (size_t i = 0; i <= r->n; i++) {
 		uint64_t lo = i ? r->v[i - 1].last + 1 : 0;
 
-		if (i && r->v[i - 1].last == MT_MAX)
+		if (i && r->v[i - 1].last == TREE_MAX)
 			break;
 		if (i == r->n || r->v[i].first > lo)
 			n++;
@@ -242,17 +249,17 @@ size_t mtref_gaps(const struct mtref *r)
 	return n;
 }
 
-void mtref_gap_at(const struct mtref *r, size_t k, struct mt_range *out)
+void mtref_gap_at(const struct mtref *r, size_t k, struct tree_range *out)
 {
 	for (size_t i = 0; i <= r->n; i++) {
 		uint64_t lo = i ? r->v[i - 1].last + 1 : 0;
 
-		if (i && r->v[i - 1].last == MT_MAX)
+		if (i && r->v[i - 1].last == TREE_MAX)
 			break;
 		if (i == r->n || r->v[i].first > lo) {
 			if (k-- == 0) {
 				out->first = lo;
-				out->last = i < r->n ? r->v[i].first - 1 : MT_MAX;
+				out->last = i < r->n ? r->v[i].first - 1 : TREE_MAX;
 				return;
 			}
 		}
@@ -260,11 +267,11 @@ void mtref_gap_at(const struct mtref *r, size_t k, struct mt_range *out)
 	MODEL_ASSERT(!"gap index beyond mtref_gaps()");
 }
 
-bool mtref_check_load(const struct mtref *r, const struct mtree *mt, uint64_t index)
+bool mtref_check_load(const struct mtref *r, const struct tree_backend *b, void *t, uint64_t index)
 {
-	struct mt_range want, got;
+	struct tree_range want, got;
 	void *ew = mtref_range_of(r, index, &want);
-	void *eg = mt_load_range(mt, index, &got);
+	void *eg = b->load(t, index, &got);
 
 	if (ew == eg && want.first == got.first && want.last == got.last)
 		return true;
@@ -274,27 +281,43 @@ bool mtref_check_load(const struct mtref *r, const struct mtree *mt, uint64_t in
 			  index, got.first, got.last, eg, want.first, want.last, ew);
 }
 
-bool mtref_check_walk(const struct mtref *r, struct mtree *mt, uint64_t from, uint64_t to)
-{
-	struct mt_cursor c;
-	size_t i = lower(r, from);
-	void *e;
+struct walk {
+	const struct mtref *r;
+	size_t i;
+	uint64_t from;
+	bool ok;
+};
 
-	mt_cursor_init(&c, mt, from);
-	while ((e = mt_cursor_next(&c)) && c.range.first <= to) {
-		if (i >= r->n || r->v[i].entry != e || r->v[i].first != c.range.first ||
-		    r->v[i].last != c.range.last)
-			return check_fail(CK_MT_WALK,
-					  "walk from %#" PRIx64 ": cursor gives [%#" PRIx64
-					  ", %#" PRIx64 "] -> %p, map %p",
-					  from, c.range.first, c.range.last, e,
-					  i < r->n ? r->v[i].entry : NULL);
-		i++;
+static bool walk_one(void *arg, const struct tree_range *got, void *e)
+{
+	struct walk *w = arg;
+	const struct mtref *r = w->r;
+
+	if (w->i >= r->n || r->v[w->i].entry != e || r->v[w->i].first != got->first ||
+	    r->v[w->i].last != got->last) {
+		w->ok = check_fail(CK_MT_WALK,
+				   "walk from %#" PRIx64 ": cursor gives [%#" PRIx64 ", %#" PRIx64
+				   "] -> %p, map %p",
+				   w->from, got->first, got->last, e,
+				   w->i < r->n ? r->v[w->i].entry : NULL);
+		return false;
 	}
-	if (i < r->n && r->v[i].first <= to)
+	w->i++;
+	return true;
+}
+
+bool mtref_check_walk(const struct mtref *r, const struct tree_backend *b, void *t, uint64_t from,
+		      uint64_t to)
+{
+	struct walk w = {r, lower(r, from), from, true};
+
+	b->walk(t, from, to, walk_one, &w);
+	if (!w.ok)
+		return false;
+	if (w.i < r->n && r->v[w.i].first <= to)
 		return check_fail(CK_MT_WALK,
 				  "walk from %#" PRIx64 ": cursor ends, map holds [%#" PRIx64
 				  ", %#" PRIx64 "]",
-				  from, r->v[i].first, r->v[i].last);
+				  from, r->v[w.i].first, r->v[w.i].last);
 	return true;
 }

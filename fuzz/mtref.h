@@ -1,12 +1,13 @@
 /*
- * The reference map: the oracle for the range tree. A plain sorted array of
- * non-empty ranges, with every operation written the obvious way, so that
- * it is easy to believe and slow to run.
+ * The reference map: the oracle for a range tree, any backend of the tree
+ * seam (tree_backend.h). A plain sorted array of non-empty ranges, with
+ * every operation written the obvious way, so that it is easy to believe and
+ * slow to run.
  */
 #ifndef VMAFUZZ_MTREF_H
 #define VMAFUZZ_MTREF_H
 
-#include "tree/mtree.h"
+#include "tree_backend.h"
 
 #include <stddef.h>
 
@@ -32,23 +33,24 @@ void mtref_copy(struct mtref *dst, const struct mtref *src);
  * Compare a tree with the map; on the first difference reports
  * MT_REF_MISMATCH naming it and returns false.
  */
-bool mtref_matches(const struct mtref *r, struct mtree *mt);
+bool mtref_matches(const struct mtref *r, const struct tree_backend *b, void *t);
 
 /* Gap search of the tree against the map's brute force (MT_GAP_SEARCH). */
-bool mtref_check_gap(const struct mtref *r, const struct mtree *mt, uint64_t lo, uint64_t hi,
-		     uint64_t size, bool highest);
+bool mtref_check_gap(const struct mtref *r, const struct tree_backend *b, void *t, uint64_t lo,
+		     uint64_t hi, uint64_t size, bool highest);
 /* mt_find and mt_find_prev from @index against the map (MT_WALK). */
-bool mtref_check_find(const struct mtref *r, const struct mtree *mt, uint64_t index);
+bool mtref_check_find(const struct mtref *r, const struct tree_backend *b, void *t, uint64_t index);
 /* mt_load_range at @index: the entry and the whole range holding it
  * (MT_REF_MISMATCH). */
-bool mtref_check_load(const struct mtref *r, const struct mtree *mt, uint64_t index);
+bool mtref_check_load(const struct mtref *r, const struct tree_backend *b, void *t, uint64_t index);
 /* A cursor from @from visits exactly the map's entries that end at or after
  * @from and start at or before @to, in order (MT_WALK). */
-bool mtref_check_walk(const struct mtref *r, struct mtree *mt, uint64_t from, uint64_t to);
+bool mtref_check_walk(const struct mtref *r, const struct tree_backend *b, void *t, uint64_t from,
+		      uint64_t to);
 /* The range (entry or empty) of the map that holds @index. */
-void *mtref_range_of(const struct mtref *r, uint64_t index, struct mt_range *out);
+void *mtref_range_of(const struct mtref *r, uint64_t index, struct tree_range *out);
 /* Number of empty ranges, and the k-th of them. */
 size_t mtref_gaps(const struct mtref *r);
-void mtref_gap_at(const struct mtref *r, size_t k, struct mt_range *out);
+void mtref_gap_at(const struct mtref *r, size_t k, struct tree_range *out);
 
 #endif

@@ -2,7 +2,6 @@
 #include "mtref_rcu.h"
 
 #include "runtime/check.h"
-#include "tree/mtree.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -48,7 +47,7 @@ static bool may_see(const struct mtref_reader *rd, uint64_t x, void *e)
 	return false;
 }
 
-bool mtref_reader_saw(struct mtref_reader *rd, const struct mt_range *r, void *e)
+bool mtref_reader_saw(struct mtref_reader *rd, const struct tree_range *r, void *e)
 {
 	uint64_t x = may_see(rd, r->first, e) ? r->last : r->first;
 

@@ -31,7 +31,7 @@ struct mtref_reader {
 void mtref_reader_begin(struct mtref_reader *rd, const struct mtref *now,
 			const struct mtref_log *log, unsigned tree);
 /* The reader saw @r -> @entry; false (and MT_RCU_TORN) if it cannot have. */
-bool mtref_reader_saw(struct mtref_reader *rd, const struct mt_range *r, void *entry);
+bool mtref_reader_saw(struct mtref_reader *rd, const struct tree_range *r, void *entry);
 /* The walk over [first, last] ended: did it see every untouched range?
  * Frees the reader's memory either way. */
 bool mtref_reader_end(struct mtref_reader *rd, uint64_t first, uint64_t last);

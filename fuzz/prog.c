@@ -91,6 +91,45 @@ static void canonical_args(const struct prog_opdesc *od, struct prog_op *op)
 	memcpy(op->arg, out, sizeof(out));
 }
 
+void prog_decode_args(const struct prog_desc *d, const struct prog_op *op, void *args)
+{
+	const struct prog_opdesc *od = &d->ops[op->code % d->nops];
+	unsigned at = 0;
+
+	memset(args, 0, d->args_size);
+	for (unsigned i = 0; i < od->nfields; i++) {
+		const struct prog_field *f = &od->fields[i];
+		uint8_t *to = (uint8_t *)args + f->off;
+
+		if (f->kind == FK_RANGE)
+			range_spec_decode(&op->arg[at], (struct range_spec *)(void *)to);
+		else
+			*to = op->arg[at];
+		at += field_width(f);
+	}
+}
+
+void prog_encode_args(const struct prog_desc *d, unsigned code, const void *args,
+		      struct prog_op *op)
+{
+	const struct prog_opdesc *od = &d->ops[code % d->nops];
+	unsigned at = 0;
+
+	op->code = (uint8_t)(code % d->nops);
+	memset(op->arg, 0, sizeof(op->arg));
+	for (unsigned i = 0; i < od->nfields; i++) {
+		const struct prog_field *f = &od->fields[i];
+		const uint8_t *from = (const uint8_t *)args + f->off;
+
+		if (f->kind == FK_RANGE)
+			range_spec_encode((const struct range_spec *)(const void *)from,
+					  &op->arg[at]);
+		else
+			op->arg[at] = *from;
+		at += field_width(f);
+	}
+}
+
 void prog_decode(const struct prog_desc *d, const uint8_t *data, size_t size, struct prog *p)
 {
 	size_t body;

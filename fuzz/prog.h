@@ -60,6 +60,10 @@ struct prog_field {
 	const char *prefix;	  /* FK_SEL, FK_U8: text before the number */
 	uint8_t max;		  /* FK_SEL: number of choices */
 	const char *const *names; /* FK_CHOICE, FK_FLAGS: NULL-terminated */
+	const char *name;	  /* the argument's name (vmafuzz ops, messages) */
+	/* Where prog_decode_args puts the argument in the target's argument
+	 * struct: a struct range_spec for FK_RANGE, a uint8_t otherwise. */
+	uint16_t off;
 };
 
 struct prog_opdesc {
@@ -76,6 +80,7 @@ struct prog_desc {
 	const struct prog_opdesc *ops;
 	const char *const *config_names; /* names of config bits 0..7, NULL-terminated */
 	unsigned nfibers;		 /* 1..PROG_MAX_FIBERS */
+	size_t args_size;		 /* the struct prog_decode_args fills */
 };
 
 struct prog_op {
@@ -128,6 +133,19 @@ size_t prog_encoded_size(const struct prog *p);
 
 /* Number of argument bytes a field takes. */
 unsigned field_width(const struct prog_field *f);
+
+/*
+ * The one decoder of an operation's arguments: every field of @op's entry
+ * in the table, by its kind, into the target's argument struct @args
+ * (d->args_size bytes, cleared first) at the field's offset. Executors,
+ * conform and the tests read arguments by name from that struct, never by
+ * byte index.
+ */
+void prog_decode_args(const struct prog_desc *d, const struct prog_op *op, void *args);
+/* Its mirror, for generators and tests: @op's code is set, its argument
+ * bytes are written from @args, field by field. */
+void prog_encode_args(const struct prog_desc *d, unsigned code, const void *args,
+		      struct prog_op *op);
 
 /* Text form. Print one operation (no newline), a whole program, or with a
  * marker "=>" at step @mark (-1: none). */

@@ -257,6 +257,11 @@ static bool fires(enum check_id id)
 	return n > 0;
 }
 
+/*
+ * Every VMA invariant fires on a broken state. One piece on purpose: each
+ * step damages the same address space in one way, shows its check firing,
+ * and restores it for the next.
+ */
 static bool test_vma_checks_fire(void)
 {
 	struct vma *v;
@@ -341,6 +346,8 @@ static bool test_vma_checks_fire(void)
 	return teardown();
 }
 
+/* The anon_vma and page invariants, the same way (one piece for the same
+ * reason as test_vma_checks_fire). */
 static bool test_anon_and_page_checks_fire(void)
 {
 	struct vma *v, *w;

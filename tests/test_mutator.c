@@ -12,6 +12,7 @@
 #include "target.h"
 #include "test.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,16 +20,27 @@ static const char *const colors[] = {"red", "green", "blue", NULL};
 static const char *const bits[] = {"a", "b", "c", NULL};
 static const char *const cfg_names[] = {"x", "y", "z", NULL};
 
+struct t_args {
+	uint8_t s, v, color, bits;
+	struct range_spec r;
+};
+
+#define T_ARG(kind, prefix, max, names, field)                                                     \
+	{                                                                                          \
+		kind, prefix, max, names, #field, offsetof(struct t_args, field)                   \
+	}
+
 static const struct prog_opdesc t_ops[] = {
-    {"nop", "no arguments", 0, {{FK_SEL, NULL, 0, NULL}}},
-    {"sel", "selector and range", 2, {{FK_SEL, "s", 5, NULL}, {FK_RANGE, NULL, 0, NULL}}},
+    {"nop", "no arguments", 0, {T_ARG(FK_SEL, NULL, 0, NULL, s)}},
+    {"sel",
+     "selector and range",
+     2,
+     {T_ARG(FK_SEL, "s", 5, NULL, s), T_ARG(FK_RANGE, NULL, 0, NULL, r)}},
     {"mix",
      "every other kind",
      4,
-     {{FK_U8, "v", 0, NULL},
-      {FK_CHOICE, NULL, 0, colors},
-      {FK_FLAGS, NULL, 0, bits},
-      {FK_RANGE, NULL, 0, NULL}}},
+     {T_ARG(FK_U8, "v", 0, NULL, v), T_ARG(FK_CHOICE, NULL, 0, colors, color),
+      T_ARG(FK_FLAGS, NULL, 0, bits, bits), T_ARG(FK_RANGE, NULL, 0, NULL, r)}},
 };
 
 static const struct prog_desc t_desc = {
@@ -37,6 +49,7 @@ static const struct prog_desc t_desc = {
     .ops = t_ops,
     .config_names = cfg_names,
     .nfibers = 2,
+    .args_size = sizeof(struct t_args),
 };
 
 /* One fiber, no config: fiber moves and config flips do not apply. */
@@ -46,6 +59,7 @@ static const struct prog_desc t_desc1 = {
     .ops = t_ops,
     .config_names = NULL,
     .nfibers = 1,
+    .args_size = sizeof(struct t_args),
 };
 
 static struct prog p0, p1, other;

@@ -139,6 +139,54 @@ struct bad_text {
 	const char *says;  /* expected part of the message */
 };
 
+/*
+ * Every target's operations name their arguments: each field has a name and
+ * a place in the target's argument struct, inside it and apart from the
+ * others; decoding a record into that struct and encoding it back gives the
+ * record's canonical bytes.
+ */
+static bool test_args_by_name(void)
+{
+	struct prng r = {11};
+
+	for (unsigned t = 0; fuzz_targets[t]; t++) {
+		const struct prog_desc *d = fuzz_targets[t]->desc;
+
+		ASSERT(d->args_size > 0 && d->args_size <= 256);
+		for (unsigned c = 0; c < d->nops; c++) {
+			const struct prog_opdesc *od = &d->ops[c];
+			uint8_t used[256] = {0};
+
+			for (unsigned f = 0; f < od->nfields; f++) {
+				const struct prog_field *fl = &od->fields[f];
+				size_t w = fl->kind == FK_RANGE ? sizeof(struct range_spec) : 1;
+
+				ASSERT(fl->name && fl->name[0]);
+				ASSERT(fl->off + w <= d->args_size);
+				for (size_t b = fl->off; b < fl->off + w; b++)
+					ASSERT(!used[b]++);
+			}
+		}
+		for (unsigned i = 0; i < 2000; i++) {
+			uint8_t bytes[PROG_HEADER + PROG_RECORD];
+			uint8_t args[256];
+			struct prog_op back;
+
+			for (unsigned b = 0; b < sizeof(bytes); b++)
+				bytes[b] = (uint8_t)prng_below(&r, 256);
+			bytes[1] = 0; /* no schedule */
+			prog_decode(d, bytes, sizeof(bytes), &p1);
+			ASSERT_EQ(p1.nops, 1);
+			prog_decode_args(d, &p1.ops[0], args);
+			memset(&back, 0, sizeof(back));
+			prog_encode_args(d, p1.ops[0].code, args, &back);
+			ASSERT_EQ(back.code, p1.ops[0].code);
+			ASSERT(!memcmp(back.arg, p1.ops[0].arg, PROG_ARGS));
+		}
+	}
+	return true;
+}
+
 static bool test_parse_errors(void)
 {
 	static const struct bad_text bad[] = {
@@ -191,5 +239,6 @@ int main(void)
 	TEST(test_locality);
 	TEST(test_range_spec_round_trip);
 	TEST(test_parse_errors);
+	TEST(test_args_by_name);
 	return test_summary();
 }

@@ -17,14 +17,16 @@
  * --random N generates programs of that kind with the seeded generator of
  * fuzz/prng.h and runs each the same way.
  */
+#include "as_backend.h"
+#include "as_diff.h"
+#include "as_model.h"
 #include "cmd.h"
 #include "conform.h"
 #include "mm/fault.h"
 #include "mm/page.h"
 #include "mm/types.h"
-#include "mm/usage.h"
 #include "mm/vma.h"
-#include "mm_fuzz.h"
+#include "mm_ops.h"
 #include "prng.h"
 #include "replay.h"
 #include "runtime/check.h"
@@ -50,82 +52,12 @@ struct opts {
 
 enum outcome { AGREE, DIFFER, SKIPPED, FAILED };
 
-/* The fuzz_mm operation an operation code stands for, by its name (-1: none
- * the kernel side can run). */
-static int op_kind(const struct prog_desc *d, uint8_t code)
+/* The call an operation of @p makes: its code and its arguments by name. */
+static void op_call(const struct prog_desc *d, const struct prog_op *op, struct mm_call *c)
 {
-	static const char *const names[] = {
-	    [MMF_MMAP] = "mmap",       [MMF_MUNMAP] = "munmap", [MMF_MPROTECT] = "mprotect",
-	    [MMF_MADVISE] = "madvise", [MMF_TOUCH] = "touch",	[MMF_FORK] = "fork"};
-
-	if (code >= d->nops)
-		return -1;
-	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
-		if (names[i] && !strcmp(d->ops[code].name, names[i]))
-			return i;
-	return -1;
-}
-
-static int op_code(const struct prog_desc *d, enum mmf_op kind)
-{
-	for (unsigned c = 0; c < d->nops; c++)
-		if (op_kind(d, (uint8_t)c) == (int)kind)
-			return (int)c;
-	return -1;
-}
-
-/*
- * The argument bytes op_call reads, as fuzz_mm's run_op does: arg[0] the
- * process, arg[1..4] the range, then mmap's prot, kind, file and place,
- * mprotect's prot, madvise's advice, touch's access. False (with a message)
- * when fuzz_mm's operation table no longer has that layout.
- */
-static bool layout_ok(const struct prog_desc *d)
-{
-	static const struct {
-		enum mmf_op kind;
-		unsigned nfields;
-		const char *const *names[4]; /* of the fields after the range */
-	} want[] = {
-	    {MMF_MMAP, 6, {mmf_prot_names, mmf_kind_names, NULL, mmf_place_names}},
-	    {MMF_MUNMAP, 2, {NULL}},
-	    {MMF_MPROTECT, 3, {mmf_prot_names}},
-	    {MMF_MADVISE, 3, {mmf_advice_names}},
-	    {MMF_TOUCH, 3, {mmf_access_names}},
-	};
-
-	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		int code = op_code(d, want[i].kind);
-		const struct prog_opdesc *od = code < 0 ? NULL : &d->ops[code];
-		bool ok = od && od->nfields == want[i].nfields && od->fields[0].kind == FK_SEL &&
-			  od->fields[1].kind == FK_RANGE;
-
-		for (unsigned f = 2; ok && f < od->nfields; f++)
-			ok = field_width(&od->fields[f]) == 1 &&
-			     (!want[i].names[f - 2] || od->fields[f].names == want[i].names[f - 2]);
-		if (!ok) {
-			fprintf(stderr,
-				"vmafuzz conform: fuzz_mm's operation %s is not laid out as "
-				"tools/cmd_conform.c reads it\n",
-				od ? od->name : "(missing)");
-			return false;
-		}
-	}
-	/* fork: the process, then algorithm, policy and diff */
-	{
-		int code = op_code(d, MMF_FORK);
-		const struct prog_opdesc *od = code < 0 ? NULL : &d->ops[code];
-
-		if (!od || od->nfields != 4 || od->fields[0].kind != FK_SEL ||
-		    od->fields[1].names != mmf_algo_names ||
-		    od->fields[2].names != mmf_policy_names ||
-		    od->fields[3].names != mmf_diff_names) {
-			fprintf(stderr, "vmafuzz conform: fuzz_mm's operation fork is not laid out "
-					"as tools/cmd_conform.c reads it\n");
-			return false;
-		}
-	}
-	return true;
+	memset(c, 0, sizeof(*c));
+	c->code = op->code;
+	prog_decode_args(d, op, &c->a);
 }
 
 /* An operation as the program text shows it. */
@@ -143,6 +75,32 @@ static const char *op_text(const struct prog_desc *d, const struct prog_op *op, 
 	return buf;
 }
 
+/* Why the operation cannot run for real whatever the state, or NULL. */
+static const char *op_not_expressible(const struct prog_desc *d, const struct prog_op *op)
+{
+	struct mm_call c;
+
+	op_call(d, op, &c);
+	switch (c.code) {
+	case MMF_OP_MMAP:
+	case MMF_OP_MUNMAP:
+	case MMF_OP_MPROTECT:
+	case MMF_OP_MADVISE:
+	case MMF_OP_TOUCH:
+	case MMF_OP_FORK:
+		break;
+	default:
+		return "only mmap, munmap, mprotect, madvise, touch and fork run for real";
+	}
+	if (op->fiber)
+		return "only thread t0 runs for real";
+	if (c.a.proc % MMF_MAX_PROCS)
+		return "only process p0 runs for real";
+	if (op->fail_at)
+		return "fail_at (allocation failure) has no real counterpart";
+	return as_live.refuses(NULL, &c);
+}
+
 /* Why @p cannot run for real, or NULL. */
 static const char *not_expressible(const struct prog_desc *d, const struct prog *p, char *buf,
 				   size_t len)
@@ -152,82 +110,17 @@ static const char *not_expressible(const struct prog_desc *d, const struct prog 
 		return buf;
 	}
 	for (unsigned i = 0; i < p->nops; i++) {
-		const struct prog_op *op = &p->ops[i];
-		int kind = op_kind(d, op->code);
-		const char *why = NULL;
+		const char *why = op_not_expressible(d, &p->ops[i]);
 
-		if (kind < 0)
-			why = "only mmap, munmap, mprotect, madvise, touch and fork run for real";
-		else if (op->fiber)
-			why = "only thread t0 runs for real";
-		else if (op->arg[0] % MMF_MAX_PROCS)
-			why = "only process p0 runs for real";
-		else if (op->fail_at)
-			why = "fail_at (allocation failure) has no real counterpart";
-		else if (kind == MMF_MMAP && op->arg[6] != MMF_PRIVATE_ANON &&
-			 op->arg[6] != MMF_SHARED_ANON)
-			why = "file mappings do not run for real (anonymous memory only)";
-		else if (kind == MMF_FORK && op->arg[MMF_FORK_POLICY_ARG])
-			why = "the reverted anon_vma policy is no kernel's";
 		if (why) {
 			char text[160];
 
 			snprintf(buf, len, "operation %u (%s): %s", i,
-				 op_text(d, op, text, sizeof(text)), why);
+				 op_text(d, &p->ops[i], text, sizeof(text)), why);
 			return buf;
 		}
 	}
 	return NULL;
-}
-
-/* The call fuzz_mm's run_op makes of @op, its range already resolved. */
-static void op_call(const struct prog_desc *d, const struct prog_op *op, struct mmf_call *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->op = (enum mmf_op)op_kind(d, op->code);
-	switch (c->op) {
-	case MMF_MMAP:
-		c->prot = op->arg[5];
-		c->kind = op->arg[6];
-		c->file = op->arg[7];
-		c->place = op->arg[8];
-		break;
-	case MMF_MUNMAP:
-		break;
-	case MMF_MPROTECT:
-		c->prot = op->arg[5];
-		break;
-	case MMF_MADVISE:
-		c->advice = op->arg[5];
-		break;
-	case MMF_TOUCH:
-		c->write = op->arg[5] == 1;
-		break;
-	case MMF_FORK:
-		c->algo = op->arg[1];
-		c->policy = op->arg[MMF_FORK_POLICY_ARG];
-		c->diff = op->arg[3];
-		break;
-	default: /* not expressible: never run */
-		break;
-	}
-}
-
-static void kernel_call(const struct mmf_call *c, struct kcall *k)
-{
-	static const int op[] = {
-	    [MMF_MMAP] = KC_MMAP,	[MMF_MUNMAP] = KC_MUNMAP, [MMF_MPROTECT] = KC_MPROTECT,
-	    [MMF_MADVISE] = KC_MADVISE, [MMF_TOUCH] = KC_TOUCH,	  [MMF_FORK] = KC_FORK};
-
-	memset(k, 0, sizeof(*k));
-	k->op = op[c->op];
-	k->start = c->start;
-	k->len = c->len;
-	k->prot = mmf_prot(c->prot);
-	k->flags = c->op == MMF_MMAP ? mmf_mmap_flags(c) : 0;
-	k->advice = c->op == MMF_MADVISE ? mmf_advice(c->advice) : 0;
-	k->write = c->write;
-	k->touch_max_pages = MM_TOUCH_MAX_PAGES;
 }
 
 /*
@@ -236,11 +129,11 @@ static void kernel_call(const struct mmf_call *c, struct kcall *k)
  * unless it is told not to: some kernels (the PVM guest kernel, booted with
  * pvm_no_zero_page=1) allocate an anonymous page instead.
  */
-static bool reads_fresh_anon(struct mm *mm, const struct mmf_call *c)
+static bool reads_fresh_anon(struct mm *mm, const struct mm_call *c)
 {
 	uint64_t start = c->start & ~(PAGE_SIZE - 1), len = c->len;
 
-	if (c->op != MMF_TOUCH || c->write)
+	if (c->code != MMF_OP_TOUCH || c->a.access == 1)
 		return false;
 	if (len > (MM_TOUCH_MAX_PAGES << PAGE_SHIFT))
 		len = MM_TOUCH_MAX_PAGES << PAGE_SHIFT;
@@ -257,12 +150,12 @@ static bool reads_fresh_anon(struct mm *mm, const struct mmf_call *c)
 
 /* A hint mapping the model will not place at its hint (get_unmapped_area
  * takes a free hint inside the window, else searches top-down). */
-static bool hint_refused(struct mm *mm, const struct mmf_call *c)
+static bool hint_refused(struct mm *mm, const struct mm_call *c)
 {
 	struct vma *v;
 	uint64_t len = (c->len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 
-	if (c->op != MMF_MMAP || c->place != MMF_HINT)
+	if (c->code != MMF_OP_MMAP || c->a.place != MMF_HINT)
 		return false;
 	if (!c->start || c->start < mm->mmap_min || c->start + len < c->start ||
 	    c->start + len > mm->mmap_max)
@@ -272,7 +165,7 @@ static bool hint_refused(struct mm *mm, const struct mmf_call *c)
 }
 
 /* Why the call (resolved, not yet run) cannot run for real, or NULL. */
-static const char *skip_reason(struct mm *mm, const struct mmf_call *c, const struct opts *o)
+static const char *skip_reason(struct mm *mm, const struct mm_call *c, const struct opts *o)
 {
 	if (o->no_zero_page && !o->read_faults && reads_fresh_anon(mm, c))
 		return "a read fault on private anonymous memory: this kernel allocates a page "
@@ -283,83 +176,10 @@ static const char *skip_reason(struct mm *mm, const struct mmf_call *c, const st
 	return NULL;
 }
 
-static unsigned model_vmas(struct mm *mm, struct cvma *out, unsigned max, const struct opts *o)
-{
-	unsigned n = 0;
-
-	for (struct vma *v = mm_find_vma(mm, CMP_LO); v && v->start < CMP_HI && n < max;
-	     v = mm_find_vma(mm, v->end)) {
-		struct cvma *x = &out[n++];
-		struct vma_usage u;
-
-		vma_usage(mm, v, &u);
-		x->start = v->start;
-		x->end = v->end;
-		x->perm[0] = v->flags & VM_READ ? 'r' : '-';
-		x->perm[1] = v->flags & VM_WRITE ? 'w' : '-';
-		x->perm[2] = v->flags & VM_EXEC ? 'x' : '-';
-		x->perm[3] = v->flags & VM_MAYSHARE ? 's' : 'p';
-		x->perm[4] = 0;
-		x->dc = v->flags & VM_DONTCOPY;
-		x->wf = (v->flags & VM_WIPEONFORK) != 0;
-		x->ac = v->flags & VM_ACCOUNT;
-		if (o->flip_wf)
-			x->wf = !x->wf;
-		x->rss_kb = u.rss * (PAGE_SIZE / 1024);
-		x->anon_kb = u.anonymous * (PAGE_SIZE / 1024);
-	}
-	return n;
-}
-
 /* An address as a page of the window, as the program's @ ranges count. */
 static uint64_t pg(uint64_t addr)
 {
 	return (addr - MMF_WINDOW_LO) >> PAGE_SHIFT;
-}
-
-static bool cvma_equal(const struct cvma *a, const struct cvma *b)
-{
-	return a->start == b->start && a->end == b->end && !strcmp(a->perm, b->perm) &&
-	       a->dc == b->dc && a->wf == b->wf && a->ac == b->ac && a->rss_kb == b->rss_kb &&
-	       a->anon_kb == b->anon_kb;
-}
-
-/* "@0x10-0x18 rw-p ac dc wf rss 32k anon 32k", addresses in pages from the
- * window's start (as the program's @ ranges count). */
-static const char *cvma_str(const struct cvma *v, char *buf, size_t len)
-{
-	snprintf(buf, len,
-		 "@0x%" PRIx64 "-0x%" PRIx64 " %s %s %s %s rss %" PRIu64 "k anon %" PRIu64 "k",
-		 pg(v->start), pg(v->end), v->perm, v->ac ? "ac" : "--", v->dc ? "dc" : "--",
-		 v->wf ? "wf" : "--", v->rss_kb, v->anon_kb);
-	return buf;
-}
-
-/* The two lists side by side, rows joined by start address; '!' marks a
- * row that differs. */
-static void print_views(FILE *out, const struct cvma *m, unsigned nm, const struct cvma *k,
-			unsigned nk)
-{
-	unsigned i = 0, j = 0;
-	char a[128], b[128];
-
-	fprintf(out, "    %-50s %s\n", "model", "kernel");
-	while (i < nm || j < nk) {
-		const struct cvma *x = i < nm ? &m[i] : NULL, *y = j < nk ? &k[j] : NULL;
-
-		if (x && y && x->start != y->start) {
-			if (x->start < y->start)
-				y = NULL;
-			else
-				x = NULL;
-		}
-		fprintf(out, "  %c %-50s %s\n", x && y && cvma_equal(x, y) ? ' ' : '!',
-			x ? cvma_str(x, a, sizeof(a)) : "", y ? cvma_str(y, b, sizeof(b)) : "");
-		i += x != NULL;
-		j += y != NULL;
-	}
-	if (!nm && !nk)
-		fprintf(out, "    (no VMAs on either side)\n");
 }
 
 static void print_result(FILE *out, int64_t r)
@@ -386,7 +206,7 @@ static void print_flags(FILE *out, int v, const char *const *names, const int *b
 }
 
 /* The resolved call in the kernel's terms. */
-static void print_call(FILE *out, const struct mmf_call *c)
+static void print_call(FILE *out, const struct mm_call *c)
 {
 	static const char *const prots[] = {"PROT_READ", "PROT_WRITE", "PROT_EXEC"};
 	static const int protb[] = {PROT_READ, PROT_WRITE, PROT_EXEC};
@@ -396,34 +216,29 @@ static void print_call(FILE *out, const struct mmf_call *c)
 				    MAP_FIXED_NOREPLACE};
 	static const char *const advices[] = {"MADV_DONTNEED", "MADV_DONTFORK", "MADV_DOFORK",
 					      "MADV_WIPEONFORK", "MADV_KEEPONFORK"};
-	static const char *const names[] = {[MMF_MMAP] = "mmap",
-					    [MMF_MUNMAP] = "munmap",
-					    [MMF_MPROTECT] = "mprotect",
-					    [MMF_MADVISE] = "madvise",
-					    [MMF_TOUCH] = "touch"};
 
-	if (c->op == MMF_FORK) {
+	if (c->code == MMF_OP_FORK) {
 		fprintf(out, "fork()");
 		return;
 	}
 	fprintf(out, "%s(0x%" PRIx64 " @0x%" PRIx64 ", 0x%" PRIx64 " (%" PRIu64 " pages)",
-		names[c->op], c->start, pg(c->start), c->len, c->len >> PAGE_SHIFT);
-	switch (c->op) {
-	case MMF_MMAP:
+		mmf_ops[c->code].name, c->start, pg(c->start), c->len, c->len >> PAGE_SHIFT);
+	switch (c->code) {
+	case MMF_OP_MMAP:
 		fprintf(out, ", ");
-		print_flags(out, mmf_prot(c->prot), prots, protb, 3);
+		print_flags(out, mmf_prot(c->a.prot), prots, protb, 3);
 		fprintf(out, ", ");
-		print_flags(out, mmf_mmap_flags(c), flags, flagb, 5);
+		print_flags(out, mmf_mmap_flags(&c->a), flags, flagb, 5);
 		break;
-	case MMF_MPROTECT:
+	case MMF_OP_MPROTECT:
 		fprintf(out, ", ");
-		print_flags(out, mmf_prot(c->prot), prots, protb, 3);
+		print_flags(out, mmf_prot(c->a.prot), prots, protb, 3);
 		break;
-	case MMF_MADVISE:
-		fprintf(out, ", %s", advices[c->advice % 5]);
+	case MMF_OP_MADVISE:
+		fprintf(out, ", %s", advices[c->a.advice % 5]);
 		break;
-	case MMF_TOUCH:
-		fprintf(out, ", %s", c->write ? "write" : "read");
+	case MMF_OP_TOUCH:
+		fprintf(out, ", %s", c->a.access == 1 ? "write" : "read");
 		break;
 	default:
 		break;
@@ -436,7 +251,7 @@ struct check_ctx {
 	const struct prog_desc *d;
 	const struct prog *p;
 	unsigned step;
-	struct mmf_state *s;
+	void *model;
 };
 
 static void check_context(FILE *out, void *arg)
@@ -447,10 +262,58 @@ static void check_context(FILE *out, void *arg)
 		x->p->nops);
 	prog_print(out, x->d, x->p, (int)x->step);
 	fprintf(out, "--- state ---\n");
-	mmf_dump(out, x->s);
+	as_model.dump(out, x->model);
 }
 
-static struct cvma mview[MAX_VMAS], kview[MAX_VMAS];
+static struct as_vma mview[MAX_VMAS], kview[MAX_VMAS];
+
+/* The two sides of a run: the model (the reference: it resolves every
+ * range) and the live kernel. */
+struct sides {
+	void *model, *live;
+	const struct opts *o;
+	const char *name;
+};
+
+/* Both sides' VMAs of process @proc: AGREE, DIFFER (not printed) or FAILED
+ * (message on stderr); *nm and *nk how many. */
+static enum outcome read_views(struct sides *sd, unsigned proc, unsigned step, unsigned *nm,
+			       unsigned *nk)
+{
+	char err[256];
+	int m, k;
+
+	m = as_model.vmas(sd->model, proc, CMP_LO, CMP_HI, mview, MAX_VMAS, err, sizeof(err));
+	k = m < 0 ? -1
+		  : as_live.vmas(sd->live, proc, CMP_LO, CMP_HI, kview, MAX_VMAS, err, sizeof(err));
+	if (m < 0 || k < 0) {
+		fprintf(stderr, "vmafuzz conform: %s: operation %u: %s\n", sd->name, step, err);
+		return FAILED;
+	}
+	for (int j = 0; sd->o->flip_wf && proc == 0 && j < m; j++)
+		mview[j].flags ^= AS_VM_WIPEONFORK;
+	for (int j = 0; sd->o->flip_child && proc != 0 && j < m; j++)
+		mview[j].flags ^= AS_VM_WIPEONFORK;
+	*nm = (unsigned)m;
+	*nk = (unsigned)k;
+	return as_vmas_same(mview, *nm, kview, *nk, AS_DIFF_FLAGS) ? AGREE : DIFFER;
+}
+
+static void print_views(FILE *out, unsigned nm, unsigned nk)
+{
+	as_print_views(out, "model", mview, nm, "kernel", kview, nk, AS_DIFF_FLAGS, MMF_WINDOW_LO);
+}
+
+/* Run @c on one side; false (message on stderr) when the side is gone. */
+static void side_call(const struct as_backend *b, void *as, struct mm_call *c)
+{
+	if (b->get(as, c)) {
+		b->call(as, c);
+		b->put(as, c);
+	} else {
+		c->result = -ESRCH;
+	}
+}
 
 /*
  * After a fork that succeeded on both sides: the model's child (the only
@@ -458,53 +321,42 @@ static struct cvma mview[MAX_VMAS], kview[MAX_VMAS];
  * real grandchild, before either runs anything. Then both exit. AGREE,
  * DIFFER (printed) or FAILED.
  */
-static enum outcome compare_child(struct mmf_state *s, struct kproc *k, pid_t pid, const char *name,
-				  unsigned step, const struct opts *o)
+static enum outcome compare_child(struct sides *sd, unsigned step)
 {
-	struct kcall end = {.op = KC_FORK_END};
-	struct mmf_call exit_call = {.op = MMF_EXIT};
-	unsigned q, nm;
-	struct mm *child;
-	char err[256];
-	int64_t r = 0;
-	bool same;
-	int nk;
+	struct mmf_state *s = sd->model;
+	struct mm_call end = {.code = MMF_OP_EXIT};
+	unsigned q, nm, nk;
+	enum outcome r;
 
 	for (q = 1; q < MMF_MAX_PROCS && !s->mm[q]; q++)
 		;
 	if (q == MMF_MAX_PROCS) {
 		fprintf(stderr,
 			"vmafuzz conform: %s: operation %u: the model's fork made no process\n",
-			name, step);
+			sd->name, step);
 		return FAILED;
 	}
-	nm = model_vmas(s->mm[q], mview, MAX_VMAS, o);
-	for (unsigned j = 0; o->flip_child && j < nm; j++)
-		mview[j].wf = !mview[j].wf;
-	nk = kproc_vmas_of(pid, CMP_LO, CMP_HI, kview, MAX_VMAS, err, sizeof(err));
-	if (nk < 0) {
-		fprintf(stderr, "vmafuzz conform: %s: operation %u: %s\n", name, step, err);
+	as_live_set_child(sd->live, q);
+	r = read_views(sd, q, step, &nm, &nk);
+	if (r == FAILED)
 		return FAILED;
+	if (sd->o->verbose || r == DIFFER) {
+		if (r == DIFFER)
+			printf("conform: %s: operation %u differs in the child\n", sd->name, step);
+		printf("  the child (model p%u, kernel: the grandchild):\n", q);
+		print_views(stdout, nm, nk);
 	}
-	same = nm == (unsigned)nk;
-	for (unsigned j = 0; same && j < nm; j++)
-		same = cvma_equal(&mview[j], &kview[j]);
-	if (o->verbose || !same) {
-		if (!same)
-			printf("conform: %s: operation %u differs in the child\n", name, step);
-		printf("  the child (model p%u, kernel: the grandchild, pid %d):\n", q, (int)pid);
-		print_views(stdout, mview, nm, kview, (unsigned)nk);
-	}
-	if (!kproc_call(k, &end, &r, err, sizeof(err)) || r) {
+	end.a.proc = (uint8_t)q;
+	side_call(&as_live, sd->live, &end);
+	if (end.result) {
 		fprintf(stderr, "vmafuzz conform: %s: operation %u: ending the grandchild: %s\n",
-			name, step, r ? strerror((int)-r) : err);
+			sd->name, step, strerror((int)-end.result));
 		return FAILED;
 	}
-	child = mmf_get(s, q);
-	mmf_call(s, q, child, &exit_call);
-	mmf_put(s, child);
-	mmf_check(s);
-	return same ? AGREE : DIFFER;
+	end.result = 0;
+	side_call(&as_model, sd->model, &end);
+	as_model.check(sd->model);
+	return r;
 }
 
 /* The generator of random programs; run_prog asks it for another
@@ -519,6 +371,115 @@ static void regen_op(struct regen *r, struct prog_op *op);
 
 #define REGEN_TRIES 64
 
+/* The operation's call, resolved on the model, and why it cannot run for
+ * real (NULL: it can); a random program gets another operation instead. */
+static const char *resolve_op(struct sides *sd, const struct prog_desc *d, struct prog_op *op,
+			      struct regen *regen, struct mm_call *c)
+{
+	struct mmf_state *s = sd->model;
+	const char *skip;
+
+	for (unsigned tries = 0;; tries++) {
+		op_call(d, op, c);
+		if (c->code != MMF_OP_FORK && as_model.get(s, c)) {
+			as_model.resolve(s, c);
+			as_model.put(s, c);
+		}
+		skip = skip_reason(s->mm[0], c, sd->o);
+		if (!skip || !regen || tries == REGEN_TRIES)
+			return skip;
+		regen_op(regen, op);
+	}
+}
+
+/* Print one compared operation: the call, both results, the views. */
+static void print_step(const struct prog_desc *d, const struct prog_op *op, const char *name,
+		       unsigned i, const struct mm_call *c, int64_t kres, bool same, unsigned nm,
+		       unsigned nk, bool verbose)
+{
+	FILE *out = stdout;
+
+	if (same) {
+		fprintf(out, "  %u: ", i);
+		prog_print_op(out, d, op);
+		fprintf(out, "\n     ");
+	} else {
+		fprintf(out, "conform: %s: operation %u differs: ", name, i);
+		prog_print_op(out, d, op);
+		fprintf(out, "\n  call: ");
+	}
+	print_call(out, c);
+	fprintf(out, "\n  %sresult: model ", same ? "   " : "");
+	print_result(out, c->result);
+	fprintf(out, ", kernel ");
+	print_result(out, kres);
+	fprintf(out, "%s\n", c->result == kres ? "" : "   <== differs");
+	if (!same) {
+		fprintf(out, "  VMAs from %#" PRIx64 " (@0x0; @ counts pages):\n",
+			(uint64_t)MMF_WINDOW_LO);
+		print_views(out, nm, nk);
+	} else if (verbose) {
+		print_views(out, nm, nk);
+	}
+}
+
+/* The model placed a hint mapping elsewhere: why the program is skipped. */
+static void hint_missed(unsigned i, const struct mm_call *c, char *why, size_t whylen)
+{
+	char r[64];
+	FILE *f = fmemopen(r, sizeof(r), "w");
+
+	r[0] = 0;
+	if (f) {
+		print_result(f, c->result);
+		fclose(f);
+	}
+	/* hint_refused() should have said so */
+	snprintf(why, whylen,
+		 "operation %u: the model did not place the hint mapping at its hint "
+		 "@0x%" PRIx64 " (it returned %s); the kernel's own placement differs",
+		 i, pg(c->start), r);
+}
+
+/* One operation on both sides, compared: AGREE, DIFFER (printed), SKIPPED
+ * (@why says why) or FAILED. */
+static enum outcome run_step(struct sides *sd, const struct prog_desc *d, struct prog_op *op,
+			     unsigned i, struct regen *regen, char *why, size_t whylen)
+{
+	struct mm_call c, k;
+	const char *skip = resolve_op(sd, d, op, regen, &c);
+	unsigned nm, nk;
+	enum outcome r;
+
+	if (skip) {
+		char text[160];
+
+		snprintf(why, whylen, "operation %u (%s): %s", i,
+			 op_text(d, op, text, sizeof(text)), skip);
+		return SKIPPED;
+	}
+	k = c;
+	side_call(&as_model, sd->model, &c);
+	if (c.code == MMF_OP_MMAP && c.a.place == MMF_HINT && c.result != (int64_t)c.start) {
+		hint_missed(i, &c, why, whylen);
+		return SKIPPED;
+	}
+	side_call(&as_live, sd->live, &k);
+	if (k.result == INT64_MIN)
+		return FAILED; /* the child is gone (said on stderr) */
+	as_model.check(sd->model);
+	r = read_views(sd, 0, i, &nm, &nk);
+	if (r == FAILED)
+		return FAILED;
+	if (c.result != k.result)
+		r = DIFFER;
+	if (sd->o->verbose || r == DIFFER)
+		print_step(d, op, sd->name, i, &c, k.result, r == AGREE, nm, nk, sd->o->verbose);
+	if (r == AGREE && c.code == MMF_OP_FORK && c.result == 0 && k.result == 0)
+		r = compare_child(sd, i);
+	return r;
+}
+
 /*
  * Run @p in the model and in a child. AGREE (*nops: operations compared),
  * DIFFER (first difference printed to stdout; *nops: the failing step),
@@ -529,141 +490,35 @@ static enum outcome run_prog(const struct prog_desc *d, struct prog *p, const ch
 			     const struct opts *o, struct regen *regen, unsigned *nops, char *why,
 			     size_t whylen)
 {
-	static struct mmf_state s;
-	struct check_ctx ctx = {d, p, 0, &s};
+	struct sides sd = {NULL, NULL, o, name};
+	struct check_ctx ctx = {d, p, 0, NULL};
 	enum outcome res = AGREE;
 	char err[256];
-	struct kproc k;
-	pid_t grandchild = -1;
 
 	*nops = 0;
 	if (not_expressible(d, p, why, whylen))
 		return SKIPPED;
-	if (mmf_init(&s)) {
-		fprintf(stderr, "vmafuzz conform: %s: the model cannot make its process\n", name);
-		return FAILED;
-	}
-	if (kproc_start(&k, CMP_LO, CMP_HI, err, sizeof(err))) {
+	sd.model = as_model.open(err, sizeof(err));
+	if (!sd.model) {
 		fprintf(stderr, "vmafuzz conform: %s: %s\n", name, err);
-		mmf_finish(&s);
 		return FAILED;
 	}
+	sd.live = as_live.open(err, sizeof(err));
+	if (!sd.live) {
+		fprintf(stderr, "vmafuzz conform: %s: %s\n", name, err);
+		as_model.close(sd.model);
+		return FAILED;
+	}
+	ctx.model = sd.model;
 	check_set_context(check_context, &ctx);
 	for (unsigned i = 0; i < p->nops && res == AGREE; i++) {
-		struct prog_op *op = &p->ops[i];
-		struct mm *mm = s.mm[0];
-		struct mmf_call c;
-		struct kcall kc;
-		int64_t kres;
-		unsigned nm;
-		int nk;
-		const char *skip;
-		bool same;
-
 		ctx.step = i;
-		/* a random program gets another operation instead of one that cannot run */
-		for (unsigned tries = 0;; tries++) {
-			op_call(d, op, &c);
-			if (c.op != MMF_FORK)
-				mmf_resolve(mm, &op->arg[1], &c.start, &c.len);
-			skip = skip_reason(mm, &c, o);
-			if (!skip || !regen || tries == REGEN_TRIES)
-				break;
-			regen_op(regen, op);
-		}
-		if (skip) {
-			char text[160];
-
-			snprintf(why, whylen, "operation %u (%s): %s", i,
-				 op_text(d, op, text, sizeof(text)), skip);
-			res = SKIPPED;
-			break;
-		}
-		mmf_call(&s, 0, s.mm[0], &c);
-		if (c.op == MMF_MMAP && c.place == MMF_HINT && c.result != (int64_t)c.start) {
-			char r[64];
-			FILE *f = fmemopen(r, sizeof(r), "w");
-
-			r[0] = 0;
-			if (f) {
-				print_result(f, c.result);
-				fclose(f);
-			}
-			/* hint_refused() should have said so */
-			snprintf(
-			    why, whylen,
-			    "operation %u: the model did not place the hint mapping at its hint "
-			    "@0x%" PRIx64 " (it returned %s); the kernel's own placement differs",
-			    i, pg(c.start), r);
-			res = SKIPPED;
-			break;
-		}
-		kernel_call(&c, &kc);
-		if (!kproc_call(&k, &kc, &kres, err, sizeof(err))) {
-			fprintf(stderr, "vmafuzz conform: %s: operation %u: %s\n", name, i, err);
-			res = FAILED;
-			break;
-		}
-		/* fork: the grandchild's pid for its smaps; the result compared is 0 */
-		if (c.op == MMF_FORK && kres > 0) {
-			grandchild = (pid_t)kres;
-			kres = 0;
-		}
-		mmf_check(&s);
-		nm = model_vmas(mm, mview, MAX_VMAS, o);
-		nk = kproc_vmas(&k, CMP_LO, CMP_HI, kview, MAX_VMAS, err, sizeof(err));
-		if (nk < 0) {
-			fprintf(stderr, "vmafuzz conform: %s: operation %u: %s\n", name, i, err);
-			res = FAILED;
-			break;
-		}
-		same = c.result == kres && nm == (unsigned)nk;
-		for (unsigned j = 0; same && j < nm; j++)
-			same = cvma_equal(&mview[j], &kview[j]);
-		if (o->verbose || !same) {
-			FILE *out = stdout;
-
-			if (same) {
-				fprintf(out, "  %u: ", i);
-				prog_print_op(out, d, op);
-				fprintf(out, "\n     ");
-			} else {
-				fprintf(out, "conform: %s: operation %u differs: ", name, i);
-				prog_print_op(out, d, op);
-				fprintf(out, "\n  call: ");
-			}
-			print_call(out, &c);
-			fprintf(out, "\n  %sresult: model ", same ? "   " : "");
-			print_result(out, c.result);
-			fprintf(out, ", kernel ");
-			print_result(out, kres);
-			fprintf(out, "%s\n", c.result == kres ? "" : "   <== differs");
-			if (!same) {
-				fprintf(out, "  VMAs from %#" PRIx64 " (@0x0; @ counts pages):\n",
-					(uint64_t)MMF_WINDOW_LO);
-				print_views(out, mview, nm, kview, (unsigned)nk);
-			} else if (o->verbose) {
-				print_views(out, mview, nm, kview, (unsigned)nk);
-			}
-		}
-		if (!same) {
-			res = DIFFER;
-			*nops = i;
-			break;
-		}
-		if (grandchild > 0) {
-			res = compare_child(&s, &k, grandchild, name, i, o);
-			grandchild = -1;
-			if (res == DIFFER)
-				*nops = i;
-			if (res != AGREE)
-				break;
-		}
-		*nops = i + 1;
+		res = run_step(&sd, d, &p->ops[i], i, regen, why, whylen);
+		*nops = res == AGREE ? i + 1 : i;
 	}
 	check_set_context(NULL, NULL);
-	kproc_stop(&k);
-	mmf_finish(&s);
+	as_live.close(sd.live);
+	as_model.close(sd.model);
 	return res;
 }
 
@@ -711,7 +566,7 @@ static int run_files(int n, char **files, const struct opts *o)
 /* ---- random programs ------------------------------------------------------ */
 
 /* A range that mostly hits a VMA, a gap or a small area of the window. */
-static void gen_range(struct prng *g, unsigned spread, uint8_t b[4], bool map)
+static void gen_range(struct prng *g, unsigned spread, struct range_spec *out, bool map)
 {
 	struct range_spec rs;
 	unsigned r = (unsigned)prng_below(g, 100);
@@ -737,50 +592,48 @@ static void gen_range(struct prng *g, unsigned spread, uint8_t b[4], bool map)
 		rs.len = 0;
 	else
 		rs.len = (uint8_t)(1 + prng_below(g, prng_below(g, 5) ? 12 : 80));
-	range_spec_encode(&rs, b);
+	*out = rs;
 }
 
 static void gen_op(struct regen *r, bool first, struct prog_op *op)
 {
-	const struct prog_desc *d = r->d;
 	struct prng *g = &r->g;
 	unsigned x = first ? 0 : (unsigned)prng_below(g, 100);
-	enum mmf_op kind = x < 30   ? MMF_MMAP
-			   : x < 40 ? MMF_MUNMAP
-			   : x < 58 ? MMF_MPROTECT
-			   : x < 77 ? MMF_MADVISE
-			   : x < 95 ? MMF_TOUCH
-				    : MMF_FORK;
+	unsigned code = x < 30	 ? MMF_OP_MMAP
+			: x < 40 ? MMF_OP_MUNMAP
+			: x < 58 ? MMF_OP_MPROTECT
+			: x < 77 ? MMF_OP_MADVISE
+			: x < 95 ? MMF_OP_TOUCH
+				 : MMF_OP_FORK;
+	struct mm_args a;
 
 	memset(op, 0, sizeof(*op));
-	op->code = (uint8_t)op_code(d, kind);
-	gen_range(g, r->spread, &op->arg[1], kind == MMF_MMAP);
-	switch (kind) {
-	case MMF_MMAP:
+	memset(&a, 0, sizeof(a));
+	gen_range(g, r->spread, &a.range, code == MMF_OP_MMAP);
+	switch (code) {
+	case MMF_OP_MMAP:
 		/* mostly readable and writable, every combination sometimes */
-		op->arg[5] = (uint8_t)(prng_below(g, 2) ? 3 : prng_below(g, 8));
-		op->arg[6] = prng_below(g, 4) ? MMF_PRIVATE_ANON : MMF_SHARED_ANON;
+		a.prot = (uint8_t)(prng_below(g, 2) ? 3 : prng_below(g, 8));
+		a.kind = prng_below(g, 4) ? MMF_PRIVATE_ANON : MMF_SHARED_ANON;
 		x = (unsigned)prng_below(g, 100);
-		op->arg[8] = x < 75 ? MMF_FIXED : x < 95 ? MMF_NOREPLACE : MMF_HINT;
+		a.place = x < 75 ? MMF_FIXED : x < 95 ? MMF_NOREPLACE : MMF_HINT;
 		break;
-	case MMF_MPROTECT:
-		op->arg[5] = (uint8_t)prng_below(g, 8);
+	case MMF_OP_MPROTECT:
+		a.prot = (uint8_t)prng_below(g, 8);
 		break;
-	case MMF_MADVISE:
-		op->arg[5] = (uint8_t)prng_below(g, 5);
+	case MMF_OP_MADVISE:
+		a.advice = (uint8_t)prng_below(g, 5);
 		break;
-	case MMF_TOUCH:
-		op->arg[5] = (uint8_t)prng_below(g, 2);
+	case MMF_OP_TOUCH:
+		a.access = (uint8_t)prng_below(g, 2);
 		break;
-	case MMF_FORK:
+	case MMF_OP_FORK:
 		/* either algorithm, sometimes both compared; the current policy */
-		memset(&op->arg[1], 0, 4);
-		op->arg[1] = (uint8_t)prng_below(g, 2);
-		op->arg[3] = (uint8_t)prng_below(g, 2);
-		break;
-	default:
+		a.algo = (uint8_t)prng_below(g, 2);
+		a.diff = (uint8_t)prng_below(g, 2);
 		break;
 	}
+	prog_encode_args(r->d, code, &a, op);
 }
 
 static void regen_op(struct regen *r, struct prog_op *op)
@@ -881,13 +734,13 @@ static bool cmdline_has(const char *w)
  */
 static int probe_zero_page(void)
 {
-	struct kcall c = {.op = KC_MMAP,
+	struct kcall c = {.code = MMF_OP_MMAP,
 			  .prot = PROT_READ | PROT_WRITE,
 			  .flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 			  .start = CMP_LO,
 			  .len = PAGE_SIZE,
 			  .touch_max_pages = 1};
-	struct cvma v[4];
+	struct as_vma v[4];
 	struct kproc k;
 	char err[256];
 	int64_t r;
@@ -898,10 +751,10 @@ static int probe_zero_page(void)
 		return -1;
 	}
 	if (kproc_call(&k, &c, &r, err, sizeof(err)) && r == (int64_t)CMP_LO) {
-		c.op = KC_TOUCH;
+		c.code = MMF_OP_TOUCH;
 		if (kproc_call(&k, &c, &r, err, sizeof(err)) && r == 0 &&
 		    (n = kproc_vmas(&k, CMP_LO, CMP_HI, v, 4, err, sizeof(err))) == 1)
-			res = v[0].rss_kb == 0;
+			res = v[0].rss == 0;
 	}
 	if (res < 0)
 		fprintf(stderr, "vmafuzz conform: the zero-page probe failed%s%s\n",
@@ -973,8 +826,6 @@ int cmd_conform(int argc, char **argv)
 				       files[0]);
 	if (!random && !nfiles)
 		return cmd_usage_error("conform", "%s", "needs files or --random N");
-	if (!layout_ok(fuzz_mm_target.desc))
-		return 2;
 	zero = probe_zero_page();
 	if (zero < 0)
 		return 2;

@@ -96,7 +96,7 @@ static int64_t child_touch(const struct kcall *c)
 	return 0;
 }
 
-/* The child's pipes to the tool, and the grandchild of KC_FORK with the
+/* The child's pipes to the tool, and the grandchild of MMF_OP_FORK with the
  * pipe it waits on. */
 static int child_in = -1, child_out = -1;
 static pid_t grandchild = -1;
@@ -153,22 +153,22 @@ static int64_t child_run(const struct kcall *c)
 {
 	void *p;
 
-	switch (c->op) {
-	case KC_MMAP:
+	switch (c->code) {
+	case MMF_OP_MMAP:
 		p = mmap((void *)(uintptr_t)c->start, c->len, c->prot, c->flags, -1, 0);
 		return p == MAP_FAILED ? -(int64_t)errno : (int64_t)(uintptr_t)p;
-	case KC_MUNMAP:
+	case MMF_OP_MUNMAP:
 		return munmap((void *)(uintptr_t)c->start, c->len) ? -(int64_t)errno : 0;
-	case KC_MPROTECT:
+	case MMF_OP_MPROTECT:
 		return mprotect((void *)(uintptr_t)c->start, c->len, c->prot) ? -(int64_t)errno : 0;
-	case KC_MADVISE:
+	case MMF_OP_MADVISE:
 		return madvise((void *)(uintptr_t)c->start, c->len, c->advice) ? -(int64_t)errno
 									       : 0;
-	case KC_TOUCH:
+	case MMF_OP_TOUCH:
 		return child_touch(c);
-	case KC_FORK:
+	case MMF_OP_FORK:
 		return child_fork();
-	case KC_FORK_END:
+	case MMF_OP_EXIT:
 		return child_fork_end();
 	}
 	return -ENOSYS;
@@ -378,17 +378,17 @@ static bool has_flag(const char *flags, const char *name)
 	return false;
 }
 
-int kproc_vmas(struct kproc *k, uint64_t lo, uint64_t hi, struct cvma *out, unsigned max, char *err,
-	       size_t errlen)
+int kproc_vmas(struct kproc *k, uint64_t lo, uint64_t hi, struct as_vma *out, unsigned max,
+	       char *err, size_t errlen)
 {
 	return kproc_vmas_of(k->pid, lo, hi, out, max, err, errlen);
 }
 
-int kproc_vmas_of(pid_t pid, uint64_t lo, uint64_t hi, struct cvma *out, unsigned max, char *err,
+int kproc_vmas_of(pid_t pid, uint64_t lo, uint64_t hi, struct as_vma *out, unsigned max, char *err,
 		  size_t errlen)
 {
 	char path[64], *buf, *line, *next;
-	struct cvma *cur = NULL;
+	struct as_vma *cur = NULL;
 	unsigned n = 0;
 	size_t size;
 
@@ -418,20 +418,23 @@ int kproc_vmas_of(pid_t pid, uint64_t lo, uint64_t hi, struct cvma *out, unsigne
 			memset(cur, 0, sizeof(*cur));
 			cur->start = start;
 			cur->end = end;
-			memcpy(cur->perm, perm, sizeof(cur->perm));
+			cur->flags = (perm[0] == 'r' ? AS_VM_READ : 0) |
+				     (perm[1] == 'w' ? AS_VM_WRITE : 0) |
+				     (perm[2] == 'x' ? AS_VM_EXEC : 0) |
+				     (perm[3] == 's' ? AS_VM_MAYSHARE : 0);
 			continue;
 		}
 		if (!cur)
 			continue;
 		if (!strncmp(line, "Rss:", 4))
-			cur->rss_kb = strtoull(line + 4, NULL, 10);
+			cur->rss = strtoull(line + 4, NULL, 10) / (KPAGE / 1024);
 		else if (!strncmp(line, "Anonymous:", 10))
-			cur->anon_kb = strtoull(line + 10, NULL, 10);
-		else if (!strncmp(line, "VmFlags:", 8)) {
-			cur->dc = has_flag(line + 8, "dc");
-			cur->wf = has_flag(line + 8, "wf");
-			cur->ac = has_flag(line + 8, "ac");
-		}
+			cur->anon = strtoull(line + 10, NULL, 10) / (KPAGE / 1024);
+		else if (!strncmp(line, "VmFlags:", 8))
+			cur->flags |= (has_flag(line + 8, "dc") ? AS_VM_DONTCOPY : 0) |
+				      (has_flag(line + 8, "wf") ? AS_VM_WIPEONFORK : 0) |
+				      (has_flag(line + 8, "ac") ? AS_VM_ACCOUNT : 0) |
+				      (has_flag(line + 8, "sh") ? AS_VM_SHARED : 0);
 	}
 	free(buf);
 	return (int)n;
@@ -452,3 +455,163 @@ void kproc_stop(struct kproc *k)
 	}
 	k->pid = -1;
 }
+
+/* ---- the backend --------------------------------------------------------- */
+
+#define LIVE_LO MMF_WINDOW_LO
+#define LIVE_HI (MMF_WINDOW_HI + (256ull << MMF_PAGE_SHIFT))
+#define LIVE_TOUCH_MAX_PAGES 256 /* the model's MM_TOUCH_MAX_PAGES */
+
+struct live {
+	struct kproc k;
+	pid_t grandchild;    /* the forked process, or -1 */
+	unsigned child_proc; /* its number in the model */
+};
+
+static void *live_open(char *err, size_t errlen)
+{
+	struct live *l = calloc(1, sizeof(*l));
+
+	if (!l) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	l->grandchild = -1;
+	if (kproc_start(&l->k, LIVE_LO, LIVE_HI, err, errlen)) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+static void live_close(void *as)
+{
+	struct live *l = as;
+
+	kproc_stop(&l->k);
+	free(l);
+}
+
+void as_live_set_child(void *as, unsigned proc)
+{
+	((struct live *)as)->child_proc = proc;
+}
+
+static bool live_get(void *as, struct mm_call *c)
+{
+	struct live *l = as;
+
+	return c->a.proc % MMF_MAX_PROCS == 0 ||
+	       (l->grandchild > 0 && c->a.proc % MMF_MAX_PROCS == l->child_proc);
+}
+
+static void live_resolve(void *as, struct mm_call *c)
+{
+	(void)as;
+	(void)c; /* the reference backend resolved it */
+}
+
+static const char *live_refuses(void *as, const struct mm_call *c)
+{
+	struct live *l = as;
+	unsigned p = c->a.proc % MMF_MAX_PROCS;
+
+	switch (c->code) {
+	case MMF_OP_MMAP:
+		if (c->a.kind != MMF_PRIVATE_ANON && c->a.kind != MMF_SHARED_ANON)
+			return "file mappings do not run for real (anonymous memory only)";
+		break;
+	case MMF_OP_MUNMAP:
+	case MMF_OP_MPROTECT:
+	case MMF_OP_MADVISE:
+	case MMF_OP_TOUCH:
+		break;
+	case MMF_OP_FORK:
+		if (c->a.policy)
+			return "the reverted anon_vma policy is no kernel's";
+		break;
+	case MMF_OP_EXIT:
+		if (!l || !(l->grandchild > 0 && p == l->child_proc))
+			return "only a forked process exits for real";
+		return NULL;
+	default:
+		return "only mmap, munmap, mprotect, madvise, touch and fork run for real";
+	}
+	return p ? "only process p0 runs for real" : NULL;
+}
+
+static void live_call(void *as, struct mm_call *c)
+{
+	struct live *l = as;
+	struct kcall k = {
+	    .code = c->code,
+	    .start = c->start,
+	    .len = c->len,
+	    .prot = mmf_prot(c->a.prot),
+	    .flags = c->code == MMF_OP_MMAP ? mmf_mmap_flags(&c->a) : 0,
+	    .advice = c->code == MMF_OP_MADVISE ? mmf_advice(c->a.advice) : 0,
+	    .write = c->a.access == 1,
+	    .touch_max_pages = LIVE_TOUCH_MAX_PAGES,
+	};
+	char err[256];
+	int64_t r;
+
+	if (!kproc_call(&l->k, &k, &r, err, sizeof(err))) {
+		fprintf(stderr, "vmafuzz conform: %s\n", err);
+		r = INT64_MIN; /* differs from every result */
+	}
+	if (c->code == MMF_OP_FORK && r > 0) {
+		/* the grandchild's pid for its smaps; the result compared is 0 */
+		l->grandchild = (pid_t)r;
+		r = 0;
+	} else if (c->code == MMF_OP_EXIT && r == 0) {
+		l->grandchild = -1;
+	}
+	c->result = r;
+}
+
+static void live_put(void *as, struct mm_call *c)
+{
+	(void)as;
+	(void)c;
+}
+
+static int live_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, struct as_vma *out,
+		     unsigned max, char *err, size_t errlen)
+{
+	struct live *l = as;
+
+	if (proc % MMF_MAX_PROCS == 0)
+		return kproc_vmas(&l->k, lo, hi, out, max, err, errlen);
+	if (l->grandchild > 0 && proc % MMF_MAX_PROCS == l->child_proc)
+		return kproc_vmas_of(l->grandchild, lo, hi, out, max, err, errlen);
+	snprintf(err, errlen, "no real process p%u", proc);
+	return -1;
+}
+
+static void live_check(void *as)
+{
+	(void)as; /* the kernel keeps its own invariants */
+}
+
+static void live_dump(FILE *out, void *as)
+{
+	struct live *l = as;
+
+	fprintf(out, "live kernel: child pid %d, grandchild pid %d (p%u)\n", (int)l->k.pid,
+		(int)l->grandchild, l->child_proc);
+}
+
+const struct as_backend as_live = {
+    .name = "kernel",
+    .open = live_open,
+    .close = live_close,
+    .get = live_get,
+    .resolve = live_resolve,
+    .call = live_call,
+    .put = live_put,
+    .refuses = live_refuses,
+    .vmas = live_vmas,
+    .check = live_check,
+    .dump = live_dump,
+};

@@ -20,26 +20,9 @@
 #ifndef VMAFUZZ_CRASH_CLASSIFY_H
 #define VMAFUZZ_CRASH_CLASSIFY_H
 
+#include "crash_result.h"
+
 #include <stdbool.h>
-
-#define CRASH_BUCKET_NO_FAIL "no longer fails"
-#define CRASH_BUCKET_TIMEOUT "timeout"
-#define CRASH_FRAMES 3
-
-struct crash_frame {
-	char func[128];
-	char file[256]; /* from src/ or fuzz/ on; "" when unknown */
-	unsigned line;	/* 0 when unknown */
-};
-
-/* What a run of the driver on one input says. */
-struct crash_result {
-	char bucket[512];  /* the bucket identifier */
-	char summary[256]; /* the failure line, trimmed */
-	bool failed;	   /* false: the input no longer fails */
-	unsigned nframes;  /* frames found (named in the bucket for sanitizer reports) */
-	struct crash_frame frames[CRASH_FRAMES];
-};
 
 /* Bucket a driver's stderr @log, its wait status and whether it was killed
  * after the timeout. */

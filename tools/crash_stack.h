@@ -14,7 +14,7 @@
 #ifndef VMAFUZZ_CRASH_STACK_H
 #define VMAFUZZ_CRASH_STACK_H
 
-#include "crash_classify.h"
+#include "crash_result.h"
 
 #include <stdbool.h>
 

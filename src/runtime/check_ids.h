@@ -86,4 +86,8 @@
 	X(ROLLUP_READERS, "with nothing changing both rollup readers agree")                       \
 	/* memory family */                                                                        \
 	X(MEM_LIVE_MISMATCH, "live objects of a kind equal objects reachable")                     \
-	X(MEM_LEAK_AT_END, "nothing is alive at the end of a program")
+	X(MEM_LEAK_AT_END, "nothing is alive at the end of a program")                             \
+	/* injected failure of an mm call (fuzz/mm_fuzz.c) */                                      \
+	X(MM_FAILED_CALL_RESULT, "a call whose injected allocation failure fired returns -ENOMEM") \
+	X(MM_FAILED_CALL_CHANGED,                                                                  \
+	  "a call failed by injection changes no mapping but what the kernel leaves changed")

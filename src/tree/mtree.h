@@ -227,19 +227,8 @@ void mt_snapshot_put(struct mt_snapshot *s, uint64_t w);
 bool mt_snapshot_equal(const struct mt_snapshot *a, const struct mt_snapshot *b);
 void mt_snapshot_free(struct mt_snapshot *s);
 
-/*
- * The outcome of a write run with allocation failure armed: when an
- * allocation failed it returned -ENOMEM and left the tree as @before
- * (MT_FAILED_WRITE_CHANGED), otherwise it returned @want (MT_OP_RESULT).
- */
-bool mt_check_write(const struct mtree *mt, const struct mt_snapshot *before, int err,
-		    bool alloc_failed, int want, const char *what);
 /* A duplicate equals its source node for node (MT_DUP_MISMATCH). */
 bool mt_check_dup(const struct mtree *src, const struct mtree *dup);
-/* @mt is as @before says; @id names what should have kept it so. */
-bool mt_check_unchanged(const struct mtree *mt, const struct mt_snapshot *before, enum check_id id,
-			const char *what);
-
 uint64_t mt_count_entries(const struct mtree *mt);
 uint64_t mt_count_nodes(const struct mtree *mt);
 

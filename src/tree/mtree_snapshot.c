@@ -61,29 +61,3 @@ bool mt_check_dup(const struct mtree *src, const struct mtree *dup)
 			  "from its source (%" PRIu64 " nodes, height %u)",
 			  mt_count_nodes(dup), dup->height, mt_count_nodes(src), src->height);
 }
-
-bool mt_check_unchanged(const struct mtree *mt, const struct mt_snapshot *before, enum check_id id,
-			const char *what)
-{
-	struct mt_snapshot now;
-	bool same;
-
-	mt_snapshot_take(mt, &now);
-	same = mt_snapshot_equal(before, &now);
-	mt_snapshot_free(&now);
-	if (same)
-		return true;
-	return check_fail(id, "%s changed the tree", what);
-}
-
-bool mt_check_write(const struct mtree *mt, const struct mt_snapshot *before, int err,
-		    bool alloc_failed, int want, const char *what)
-{
-	if (!alloc_failed)
-		return err == want ||
-		       check_fail(CK_MT_OP_RESULT, "%s returned %d, expected %d", what, err, want);
-	if (err != -ENOMEM)
-		return check_fail(CK_MT_OP_RESULT, "%s returned %d after its allocation failed",
-				  what, err);
-	return mt_check_unchanged(mt, before, CK_MT_FAILED_WRITE_CHANGED, what);
-}

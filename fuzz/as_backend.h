@@ -1,0 +1,80 @@
+/*
+ * The address-space seam: what a target does to "the processes and their
+ * address spaces", for any implementation. The model (as_model.c) is the
+ * first backend; the live kernel, through real processes (tools/
+ * conform_kernel.c), is another; the kernel's own mm/vma.c compiled from a
+ * kernel tree is the third. The executor (mm_fuzz.h), conform and the
+ * checks that compare two backends reach an address space only through
+ * these operations.
+ *
+ * One operation of a program runs as
+ *
+ *   get(c)       hold the process c->a.proc (false: it does not exist)
+ *   resolve(c)   the range spec c->a.range into c->start, c->len, against
+ *                the process as the backend sees it (only for operations
+ *                whose table entry has a range)
+ *   call(c)      run it: c->result
+ *   put(c)       release the hold
+ *
+ * so a backend can keep its own locks and references across the steps, as
+ * a system call keeps the mm it works on. A backend that cannot run some
+ * call says why in `refuses` (the executor then skips it, conform reports
+ * it), rather than running something else.
+ */
+#ifndef VMAFUZZ_AS_BACKEND_H
+#define VMAFUZZ_AS_BACKEND_H
+
+#include "mm_ops.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One VMA as two backends compare it (smaps' view). */
+struct as_vma {
+	uint64_t start, end;
+	uint64_t flags;	    /* the kernel's VM_* bits the backend can show */
+	uint64_t pgoff;	    /* in pages */
+	uint64_t rss, anon; /* resident and anonymous pages */
+};
+
+/* The VM_* bits an as_vma carries (the kernel's values). */
+#define AS_VM_READ 0x1ull
+#define AS_VM_WRITE 0x2ull
+#define AS_VM_EXEC 0x4ull
+#define AS_VM_SHARED 0x8ull
+#define AS_VM_MAYSHARE 0x80ull
+#define AS_VM_DONTCOPY 0x20000ull
+#define AS_VM_ACCOUNT 0x100000ull
+#define AS_VM_WIPEONFORK 0x2000000ull
+
+struct as_backend {
+	const char *name;
+	/* A fresh set of processes with p0 alive and nothing mapped in the
+	 * window; NULL (message on stderr when @err is NULL) on failure. */
+	void *(*open)(char *err, size_t errlen);
+	/* Check what must hold at the end, then free everything. */
+	void (*close)(void *as);
+
+	bool (*get)(void *as, struct mm_call *c);
+	void (*resolve)(void *as, struct mm_call *c);
+	void (*call)(void *as, struct mm_call *c);
+	void (*put)(void *as, struct mm_call *c);
+	/* Why the backend cannot run @c (resolved), or NULL: it can. */
+	const char *(*refuses)(void *as, const struct mm_call *c);
+
+	/* Process @proc's VMAs meeting [lo, hi), in address order, at most
+	 * @max: how many, or -1 (message in @err) when they cannot be read. */
+	int (*vmas)(void *as, unsigned proc, uint64_t lo, uint64_t hi, struct as_vma *out,
+		    unsigned max, char *err, size_t errlen);
+	/* Every invariant the backend knows (reports through check_fail). */
+	void (*check)(void *as);
+	/* The state as text, for a failure report. */
+	void (*dump)(FILE *out, void *as);
+};
+
+/* The model (src/mm/). */
+extern const struct as_backend as_model;
+
+#endif

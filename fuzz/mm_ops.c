@@ -1,0 +1,62 @@
+/* fuzz_mm's operation table and the kernel values of its arguments (mm_ops.h). */
+#include "mm_ops.h"
+
+/* The kernel's values (the model defines the same in mm/types.h). */
+#define K_PROT_READ 0x1
+#define K_PROT_WRITE 0x2
+#define K_PROT_EXEC 0x4
+#define K_MAP_SHARED 0x01
+#define K_MAP_PRIVATE 0x02
+#define K_MAP_FIXED 0x10
+#define K_MAP_ANONYMOUS 0x20
+#define K_MAP_FIXED_NOREPLACE 0x100000
+
+const char *const mmf_prot_names[] = {"r", "w", "x", NULL};
+const char *const mmf_kind_names[] = {"private", "shared", "private_file", "shared_file", NULL};
+const char *const mmf_place_names[] = {"fixed", "noreplace", "hint", NULL};
+const char *const mmf_advice_names[] = {"dontneed",   "dontfork",   "dofork",
+					"wipeonfork", "keeponfork", NULL};
+const char *const mmf_access_names[] = {"read", "write", NULL};
+const char *const mmf_uffd_mode_names[] = {"missing", "wp", "minor", NULL};
+const char *const mmf_uffd_feature_names[] = {"nofork", "fork", NULL};
+const char *const mmf_algo_names[] = {"tree", "append", NULL};
+const char *const mmf_policy_names[] = {"current", "reuse", NULL};
+const char *const mmf_diff_names[] = {"nodiff", "diff", NULL};
+const char *const mmf_reader_names[] = {"mmap", "vma", NULL};
+
+const struct prog_opdesc mmf_ops[MMF_NOPS] = {MMF_OPDESCS};
+
+int mmf_prot(uint8_t prot)
+{
+	return (prot & 1 ? K_PROT_READ : 0) | (prot & 2 ? K_PROT_WRITE : 0) |
+	       (prot & 4 ? K_PROT_EXEC : 0);
+}
+
+int mmf_mmap_flags(const struct mm_args *a)
+{
+	int flags =
+	    a->kind == MMF_SHARED_ANON || a->kind == MMF_SHARED_FILE ? K_MAP_SHARED : K_MAP_PRIVATE;
+
+	if (a->kind == MMF_PRIVATE_ANON || a->kind == MMF_SHARED_ANON)
+		flags |= K_MAP_ANONYMOUS;
+	if (a->place == MMF_FIXED)
+		flags |= K_MAP_FIXED;
+	else if (a->place == MMF_NOREPLACE)
+		flags |= K_MAP_FIXED_NOREPLACE;
+	return flags;
+}
+
+int mmf_advice(uint8_t advice)
+{
+	/* MADV_DONTNEED, MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK, MADV_KEEPONFORK */
+	static const int map[] = {4, 10, 11, 18, 19};
+
+	return map[advice % 5];
+}
+
+bool mmf_has_range(const struct prog_desc *d, unsigned code)
+{
+	const struct prog_opdesc *od = &d->ops[code % d->nops];
+
+	return od->nfields > 1 && od->fields[1].kind == FK_RANGE;
+}

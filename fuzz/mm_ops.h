@@ -1,0 +1,187 @@
+/*
+ * The operations of fuzz_mm's programs, once for everyone: their codes (the
+ * one enum), their arguments by name (struct mm_args, which
+ * prog_decode_args fills from a record), their table (MMF_OPDESCS: the
+ * text form, the mutator and the decoder all read it), and the window every
+ * mapping lives in. The executor (mm_fuzz.c), the model's backend
+ * (as_model.c), the live kernel's (tools/conform_kernel.c) and the text
+ * printer all use these; nothing here knows the model.
+ *
+ * fuzz_fork and fuzz_rollup use the same table (fuzz_fork appends its own
+ * operations after MMF_NOPS).
+ */
+#ifndef VMAFUZZ_MM_OPS_H
+#define VMAFUZZ_MM_OPS_H
+
+#include "prog.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MMF_MAX_PROCS 8
+#define MMF_FILES 4
+#define MMF_FDS 8
+/* The window every mapping of a program lives in (free in real processes too). */
+#define MMF_PAGE_SHIFT 12
+#define MMF_WINDOW_LO 0x200000000000ull
+#define MMF_WINDOW_PAGES 0x40000ull /* 1 GiB */
+#define MMF_WINDOW_HI (MMF_WINDOW_LO + (MMF_WINDOW_PAGES << MMF_PAGE_SHIFT))
+/* Probes one uprobe operation registers at most (a range may be 1 GiB). */
+#define MMF_UPROBE_MAX 64
+
+enum mmf_code {
+	MMF_OP_MMAP,
+	MMF_OP_MUNMAP,
+	MMF_OP_MPROTECT,
+	MMF_OP_MADVISE,
+	MMF_OP_TOUCH,
+	MMF_OP_UFFD_CREATE,
+	MMF_OP_UFFD_REGISTER,
+	MMF_OP_UFFD_UNREGISTER,
+	MMF_OP_UFFD_RELEASE,
+	MMF_OP_FORK,
+	MMF_OP_EXIT,
+	MMF_OP_ROLLUP,
+	MMF_OP_UPROBE,
+	MMF_OP_DELAY,
+	MMF_OP_MAP_LIMIT,
+	MMF_NOPS
+};
+
+/* mmap's kind and place, as the program names them. */
+enum mmf_kind { MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_PRIVATE_FILE, MMF_SHARED_FILE };
+enum mmf_place { MMF_FIXED, MMF_NOREPLACE, MMF_HINT };
+
+/* Every argument an operation of the table can have, by name. */
+struct mm_args {
+	uint8_t proc;		    /* process p<k> */
+	struct range_spec range;    /* resolved against the process's VMAs */
+	uint8_t prot;		    /* bit 0 read, 1 write, 2 exec */
+	uint8_t kind, file, place;  /* mmap */
+	uint8_t advice;		    /* madvise: mmf_advice_names */
+	uint8_t access;		    /* touch: 0 read, 1 write */
+	uint8_t features;	    /* uffd_create: 0 nofork, 1 fork */
+	uint8_t modes;		    /* uffd_register: missing, wp, minor bits */
+	uint8_t handle;		    /* a userfaultfd's fd slot h<k> */
+	uint8_t algo, policy, diff; /* fork */
+	uint8_t reader;		    /* rollup: mmap lock or per-VMA locks */
+	uint8_t n;		    /* delay's points, map_limit's headroom */
+};
+
+/* A call: the operation, its arguments, its range resolved into bytes, and
+ * what the backend that ran it returned (an address, a count, 0 or -errno). */
+struct mm_call {
+	uint8_t code; /* enum mmf_code */
+	struct mm_args a;
+	uint64_t start, len;
+	int64_t result;
+	void *proc; /* the backend's hold on the process, between get and put */
+};
+
+extern const char *const mmf_prot_names[];
+extern const char *const mmf_kind_names[];
+extern const char *const mmf_place_names[];
+extern const char *const mmf_advice_names[];
+extern const char *const mmf_access_names[];
+extern const char *const mmf_uffd_mode_names[];
+extern const char *const mmf_uffd_feature_names[];
+extern const char *const mmf_algo_names[];
+extern const char *const mmf_policy_names[];
+extern const char *const mmf_diff_names[];
+extern const char *const mmf_reader_names[];
+
+/* The kernel's values of a call's prot, mmap flags and advice. */
+int mmf_prot(uint8_t prot);
+int mmf_mmap_flags(const struct mm_args *a);
+int mmf_advice(uint8_t advice);
+/* Whether the operation's second field is a range to resolve. */
+bool mmf_has_range(const struct prog_desc *d, unsigned code);
+
+#define MMF_ARG(kind, prefix, max, names, field)                                                   \
+	{                                                                                          \
+		kind, prefix, max, names, #field, offsetof(struct mm_args, field)                  \
+	}
+#define MMF_F_PROC MMF_ARG(FK_SEL, "p", MMF_MAX_PROCS, NULL, proc)
+#define MMF_F_RANGE MMF_ARG(FK_RANGE, NULL, 0, NULL, range)
+#define MMF_F_PROT MMF_ARG(FK_FLAGS, NULL, 0, mmf_prot_names, prot)
+#define MMF_F_UFFD MMF_ARG(FK_SEL, "h", MMF_FDS, NULL, handle)
+#define MMF_F_CHOICE(names, field) MMF_ARG(FK_CHOICE, NULL, 0, names, field)
+
+#define MMF_OPDESCS                                                                                \
+	[MMF_OP_MMAP] = {"mmap",                                                                   \
+			 "map the range (kind: anon or file f<k>, private or shared; place: "      \
+			 "fixed, noreplace or hint)",                                              \
+			 6,                                                                        \
+			 {MMF_F_PROC, MMF_F_RANGE, MMF_F_PROT, MMF_F_CHOICE(mmf_kind_names, kind), \
+			  MMF_ARG(FK_SEL, "f", MMF_FILES, NULL, file),                             \
+			  MMF_F_CHOICE(mmf_place_names, place)}},                                  \
+	[MMF_OP_MUNMAP] = {"munmap", "unmap the range", 2, {MMF_F_PROC, MMF_F_RANGE}},             \
+	[MMF_OP_MPROTECT] = {"mprotect",                                                           \
+			     "change protection of the range",                                     \
+			     3,                                                                    \
+			     {MMF_F_PROC, MMF_F_RANGE, MMF_F_PROT}},                               \
+	[MMF_OP_MADVISE] = {"madvise",                                                             \
+			    "advise the range",                                                    \
+			    3,                                                                     \
+			    {MMF_F_PROC, MMF_F_RANGE, MMF_F_CHOICE(mmf_advice_names, advice)}},    \
+	[MMF_OP_TOUCH] = {"touch",                                                                 \
+			  "fault every page of the range",                                         \
+			  3,                                                                       \
+			  {MMF_F_PROC, MMF_F_RANGE, MMF_F_CHOICE(mmf_access_names, access)}},      \
+	[MMF_OP_UFFD_CREATE] = {"uffd_create",                                                     \
+				"open a userfaultfd on the process (fork: with the fork event) "   \
+				"in its lowest free fd slot h<k>; the result is k",                \
+				2,                                                                 \
+				{MMF_F_PROC, MMF_F_CHOICE(mmf_uffd_feature_names, features)}},     \
+	[MMF_OP_UFFD_REGISTER] = {"uffd_register",                                                 \
+				  "register the range with context h<k> in modes",                 \
+				  4,                                                               \
+				  {MMF_F_PROC, MMF_F_RANGE,                                        \
+				   MMF_ARG(FK_FLAGS, NULL, 0, mmf_uffd_mode_names, modes),         \
+				   MMF_F_UFFD}},                                                   \
+	[MMF_OP_UFFD_UNREGISTER] = {"uffd_unregister",                                             \
+				    "unregister the range from context h<k>",                      \
+				    3,                                                             \
+				    {MMF_F_PROC, MMF_F_RANGE, MMF_F_UFFD}},                        \
+	[MMF_OP_UFFD_RELEASE] = {"uffd_release",                                                   \
+				 "close context h<k>",                                             \
+				 2,                                                                \
+				 {MMF_F_PROC, MMF_F_UFFD}},                                        \
+	[MMF_OP_FORK] = {"fork",                                                                   \
+			 "fork the process (algorithm tree or append; anon_vma policy current or " \
+			 "the reverted reuse; diff: also fork by the other algorithm and "         \
+			 "compare)",                                                               \
+			 4,                                                                        \
+			 {MMF_F_PROC, MMF_F_CHOICE(mmf_algo_names, algo),                          \
+			  MMF_F_CHOICE(mmf_policy_names, policy),                                  \
+			  MMF_F_CHOICE(mmf_diff_names, diff)}},                                    \
+	[MMF_OP_EXIT] = {"exit",                                                                   \
+			 "the process exits: its fds close, its mm goes with its last user",       \
+			 1,                                                                        \
+			 {MMF_F_PROC}},                                                            \
+	[MMF_OP_ROLLUP] = {"rollup",                                                               \
+			   "read the process's smaps_rollup (reader mmap: under the mmap lock; "   \
+			   "vma: under per-VMA locks) and check it",                               \
+			   2,                                                                      \
+			   {MMF_F_PROC, MMF_F_CHOICE(mmf_reader_names, reader)}},                  \
+	[MMF_OP_UPROBE] = {"uprobe",                                                               \
+			   "register a uprobe on each page of the range (the first 64), in turn, " \
+			   "as a tracer attaching probes to a binary does: each walks the "        \
+			   "private mappings of the file mapped there in every process (EINVAL "   \
+			   "where no file is mapped)",                                             \
+			   2,                                                                      \
+			   {MMF_F_PROC, MMF_F_RANGE}},                                             \
+	[MMF_OP_DELAY] = {"delay",                                                                 \
+			  "the thread works apart for n<k> scheduling points (k+1 with k = 0: "    \
+			  "one), shifting its later operations against the other threads'",        \
+			  1,                                                                       \
+			  {MMF_ARG(FK_U8, "n", 0, NULL, n)}},                                      \
+	[MMF_OP_MAP_LIMIT] = {"map_limit",                                                         \
+			      "set vm.max_map_count to the process's VMA count plus n<k>; the "    \
+			      "model keeps the limit per process and a fork passes it on",         \
+			      2,                                                                   \
+			      {MMF_F_PROC, MMF_ARG(FK_U8, "n", 0, NULL, n)}},
+
+extern const struct prog_opdesc mmf_ops[MMF_NOPS];
+
+#endif

@@ -1,0 +1,17 @@
+/*
+ * fuzz_mtree's programs on any tree backend (tree_backend.h): the model's
+ * tree for fuzz_mtree itself, the kernel's maple tree for the kernel target.
+ */
+#ifndef VMAFUZZ_MTREE_FUZZ_H
+#define VMAFUZZ_MTREE_FUZZ_H
+
+#include "tree_backend.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Run one input of fuzz_mtree's programs on four trees of @b, each against
+ * its reference map; 0 (failures abort with a report). */
+int mtree_run(const struct tree_backend *b, const uint8_t *data, size_t size);
+
+#endif

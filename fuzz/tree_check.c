@@ -1,0 +1,55 @@
+/* Checks of a tree's writes through the seam (tree_check.h). */
+#include "tree_check.h"
+
+#include "runtime/check.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tree_picture_put(struct tree_picture *p, uint64_t w)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 64;
+		p->w = realloc(p->w, p->cap * sizeof(*p->w));
+		MODEL_ASSERT(p->w != NULL);
+	}
+	p->w[p->n++] = w;
+}
+
+bool tree_picture_equal(const struct tree_picture *a, const struct tree_picture *b)
+{
+	return a->n == b->n && (!a->n || !memcmp(a->w, b->w, a->n * sizeof(*a->w)));
+}
+
+void tree_picture_free(struct tree_picture *p)
+{
+	free(p->w);
+	memset(p, 0, sizeof(*p));
+}
+
+bool tree_check_unchanged(const struct tree_backend *b, void *t, const struct tree_picture *before,
+			  enum check_id id, const char *what)
+{
+	struct tree_picture now = {NULL, 0, 0};
+	bool same;
+
+	b->picture(t, &now);
+	same = tree_picture_equal(before, &now);
+	tree_picture_free(&now);
+	if (same)
+		return true;
+	return check_fail(id, "%s changed the tree", what);
+}
+
+bool tree_check_write(const struct tree_backend *b, void *t, const struct tree_picture *before,
+		      int err, bool alloc_failed, int want, const char *what)
+{
+	if (!alloc_failed)
+		return err == want ||
+		       check_fail(CK_MT_OP_RESULT, "%s returned %d, expected %d", what, err, want);
+	if (err != -ENOMEM)
+		return check_fail(CK_MT_OP_RESULT, "%s returned %d after its allocation failed",
+				  what, err);
+	return tree_check_unchanged(b, t, before, CK_MT_FAILED_WRITE_CHANGED, what);
+}

@@ -1,0 +1,198 @@
+/*
+ * The model's range tree (src/tree/mtree.h) as a tree backend
+ * (tree_backend.h). A handle is a struct mtree *: tests may pass their own.
+ */
+#include "tree_backend.h"
+
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/mem_check.h"
+#include "runtime/sync.h"
+#include "tree/mtree.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(struct tree_range) == sizeof(struct mt_range) &&
+		   offsetof(struct tree_range, last) == offsetof(struct mt_range, last),
+	       "a tree range is the model's range");
+
+static void *model_create(void)
+{
+	struct mtree *mt = malloc(sizeof(*mt));
+
+	if (!mt)
+		return NULL;
+	mt_init(mt);
+	mt_set_rcu(mt, true);
+	return mt;
+}
+
+static void model_clear(void *t)
+{
+	mt_destroy(t);
+}
+
+static void model_release(void *t)
+{
+	mt_destroy(t);
+	free(t);
+}
+
+static int model_store(void *t, uint64_t first, uint64_t last, void *entry)
+{
+	return mt_store_range(t, first, last, entry);
+}
+
+static int model_erase(void *t, uint64_t index, void **old)
+{
+	return mt_erase(t, index, old);
+}
+
+static void *model_load(void *t, uint64_t index, struct tree_range *r)
+{
+	return mt_load_range(t, index, (struct mt_range *)(void *)r);
+}
+
+static void *model_find(void *t, uint64_t from, uint64_t max, struct tree_range *r)
+{
+	return mt_find(t, from, max, (struct mt_range *)(void *)r);
+}
+
+static void *model_find_prev(void *t, uint64_t from, uint64_t min, struct tree_range *r)
+{
+	return mt_find_prev(t, from, min, (struct mt_range *)(void *)r);
+}
+
+static int model_gap(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest,
+		     uint64_t *start)
+{
+	return highest ? mt_gap_highest(t, lo, hi, size, start)
+		       : mt_gap_lowest(t, lo, hi, size, start);
+}
+
+static void model_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
+{
+	struct mt_cursor c;
+	void *e;
+
+	mt_cursor_init(&c, t, from);
+	while ((e = mt_cursor_next(&c)) && c.range.first <= to)
+		if (!visit(arg, (const struct tree_range *)(const void *)&c.range, e))
+			break;
+}
+
+struct rcu_visit {
+	tree_visit_fn visit;
+	void *arg;
+};
+
+static bool rcu_visit(void *arg, const struct mt_range *r, void *entry)
+{
+	struct rcu_visit *v = arg;
+
+	return v->visit(v->arg, (const struct tree_range *)(const void *)r, entry);
+}
+
+static void model_rcu_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
+{
+	struct rcu_visit v = {visit, arg};
+
+	mt_rcu_walk(t, from, to, rcu_visit, &v);
+}
+
+static int model_dup(void *src, void *dst)
+{
+	return mt_dup(src, dst);
+}
+
+static int model_bulk_begin(void *t, uint64_t expected, void **bulk)
+{
+	struct mt_bulk *b = malloc(sizeof(*b));
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	err = mt_bulk_begin(b, t, expected);
+	if (err) {
+		free(b);
+		return err;
+	}
+	*bulk = b;
+	return 0;
+}
+
+static int model_bulk_append(void *bulk, uint64_t first, uint64_t last, void *entry)
+{
+	return mt_bulk_append(bulk, first, last, entry);
+}
+
+static void model_bulk_end(void *bulk)
+{
+	mt_bulk_end(bulk);
+	free(bulk);
+}
+
+static bool model_validate(void *t)
+{
+	return mt_validate(t);
+}
+
+static bool model_check_dup(void *src, void *dup)
+{
+	return mt_check_dup(src, dup);
+}
+
+static void model_picture(void *t, struct tree_picture *p)
+{
+	struct mt_snapshot s;
+
+	mt_snapshot_take(t, &s);
+	p->w = s.w;
+	p->n = s.n;
+	p->cap = s.cap;
+}
+
+static uint64_t model_nodes(void *t)
+{
+	return mt_count_nodes(t);
+}
+
+static bool model_check_live(uint64_t reachable)
+{
+	/* replaced nodes an RCU reader may still see are alive too */
+	return mem_check_live(AK_MT_NODE, reachable + rcu_pending(AK_MT_NODE));
+}
+
+static void model_dump(FILE *out, void *t, void (*print)(FILE *out, const void *entry))
+{
+	mt_dump(out, t, print);
+}
+
+const struct tree_backend tree_model = {
+    .name = "model",
+    .zero = MT_ZERO_ENTRY,
+    .create = model_create,
+    .clear = model_clear,
+    .release = model_release,
+    .store = model_store,
+    .erase = model_erase,
+    .load = model_load,
+    .find = model_find,
+    .find_prev = model_find_prev,
+    .gap = model_gap,
+    .walk = model_walk,
+    .rcu_walk = model_rcu_walk,
+    .dup = model_dup,
+    .bulk_begin = model_bulk_begin,
+    .bulk_append = model_bulk_append,
+    .bulk_end = model_bulk_end,
+    .validate = model_validate,
+    .check_dup = model_check_dup,
+    .picture = model_picture,
+    .nodes = model_nodes,
+    .check_live = model_check_live,
+    .dump = model_dump,
+};

@@ -1,0 +1,141 @@
+/*
+ * The mm executor over the address-space seam (fuzz/mm_fuzz.h): a call
+ * whose injected allocation failure fired must fail with -ENOMEM
+ * (MM_FAILED_CALL_RESULT) and change no mapping but those the kernel leaves
+ * changed (MM_FAILED_CALL_CHANGED). Each check is shown quiet on the model
+ * and firing on a backend broken on purpose: the model with its failed
+ * calls made to report success, or to unmap a VMA they should not touch.
+ */
+#include "as_backend.h"
+#include "mm_fuzz.h"
+#include "mm_ops.h"
+#include "prog.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "target.h"
+#include "test.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum breakage { SWALLOW, UNMAP_OUTSIDE, UNMAP_INSIDE };
+static enum breakage breakage;
+
+/* The model, but a call whose injected failure fired misbehaves. */
+static void broken_call(void *as, struct mm_call *c)
+{
+	struct mm_call u;
+
+	as_model.call(as, c);
+	if (!alloc_fail_fired() || c->result != -ENOMEM)
+		return;
+	switch (breakage) {
+	case SWALLOW:
+		c->result = 0;
+		break;
+	case UNMAP_OUTSIDE:
+	case UNMAP_INSIDE:
+		u = *c;
+		u.code = MMF_OP_MUNMAP;
+		u.start = breakage == UNMAP_OUTSIDE ? MMF_WINDOW_LO + (0x20ull << MMF_PAGE_SHIFT)
+						    : c->start;
+		u.len = 1ull << MMF_PAGE_SHIFT;
+		alloc_fail_disarm(); /* the damage itself must not fail */
+		as_model.call(as, &u);
+		break;
+	}
+}
+
+static struct as_backend broken;
+
+static int run_text(const struct as_backend *b, const char *text)
+{
+	const struct fuzz_target *t = fuzz_target_find("fuzz_mm");
+	struct mm_target mt = {t->desc, b, MMF_OP_FORK, NULL, NULL};
+	static struct prog p;
+	char err[256];
+	uint8_t *bytes;
+	size_t n;
+	int r;
+
+	if (!prog_parse(t->desc, text, "test", &p, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -2;
+	}
+	bytes = malloc(prog_encoded_size(&p));
+	n = prog_encode(&p, bytes);
+	r = mm_run_program(&mt, bytes, n);
+	free(bytes);
+	return r;
+}
+
+/* mprotect's split of the first VMA fails; a second VMA lies outside. */
+static const char *const split_fails = "target fuzz_mm\n"
+				       "mmap p0 @0x10:4 r,w private f0 fixed\n"
+				       "mmap p0 @0x20:4 r,w private f0 fixed\n"
+				       "mprotect p0 @0x11:1 r fail_at=1\n";
+
+static bool test_model_passes(void)
+{
+	static const char *const progs[] = {
+	    "target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed fail_at=1\n",
+	    "target fuzz_mm\nmmap p0 @0x10:8 r,w private f0 fixed\n"
+	    "mmap p0 @0x12:2 r private f0 fixed fail_at=1\n",
+	    "target fuzz_mm\nmmap p0 @0x10:8 r,w private f0 fixed\n"
+	    "munmap p0 @0x12:2 fail_at=1\n",
+	    "target fuzz_mm\nmmap p0 @0x10:8 r,w private f0 fixed\n"
+	    "madvise p0 @0x12:2 dontfork fail_at=1\ntouch p0 @0x10:8 write fail_at=2\n",
+	    "target fuzz_mm\nmmap p0 @0x10:8 r,w private f0 fixed\ntouch p0 @0x10:8 write\n"
+	    "fork p0 tree current nodiff fail_at=3\nuffd_create p0 fork fail_at=1\n",
+	};
+
+	check_set_mode(CHECK_COLLECT);
+	check_clear();
+	ASSERT_EQ(run_text(&as_model, split_fails), 0);
+	for (unsigned i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		ASSERT_EQ(run_text(&as_model, progs[i]), 0);
+	ASSERT_EQ(check_total(), 0);
+	check_set_mode(CHECK_ABORT);
+	return true;
+}
+
+static bool fires(enum breakage how, enum check_id id)
+{
+	broken = as_model;
+	broken.name = "broken model";
+	broken.call = broken_call;
+	breakage = how;
+	check_set_mode(CHECK_COLLECT);
+	check_clear();
+	ASSERT_EQ(run_text(&broken, split_fails), 0);
+	ASSERT(check_count(id) >= 1);
+	check_set_mode(CHECK_ABORT);
+	check_clear();
+	return true;
+}
+
+static bool test_swallowed_failure_fires(void)
+{
+	return fires(SWALLOW, CK_MM_FAILED_CALL_RESULT);
+}
+
+static bool test_damage_outside_fires(void)
+{
+	return fires(UNMAP_OUTSIDE, CK_MM_FAILED_CALL_CHANGED);
+}
+
+static bool test_unmap_inside_fires(void)
+{
+	/* mprotect may leave flags changed inside its range, never a hole */
+	return fires(UNMAP_INSIDE, CK_MM_FAILED_CALL_CHANGED);
+}
+
+int main(void)
+{
+	TEST(test_model_passes);
+	TEST(test_swallowed_failure_fires);
+	TEST(test_damage_outside_fires);
+	TEST(test_unmap_inside_fires);
+	return test_summary();
+}

@@ -464,6 +464,7 @@ help:
 	@echo "       oss-fuzz (needs OSSFUZZ_OUT=dir) list-targets clean"
 	@echo "       libfuzzer-plain (no custom mutator) afl-cmplog coverage (see \"mutator, cmplog, coverage\")"
 	@echo "       bug-replay bug-libfuzzer BUG=<name> (planted bugs: $(BUGS)) list-bugs"
+	@echo "       kernel kernel-test kernel-check kernel-objs-FLAVOR [KSRC=tree] (kernel/kernel.mk, docs/kernel.md)"
 	@echo "targets: $(TARGETS)"
 
 FORCE:

@@ -464,11 +464,15 @@ help:
 	@echo "       oss-fuzz (needs OSSFUZZ_OUT=dir) list-targets clean"
 	@echo "       libfuzzer-plain (no custom mutator) afl-cmplog coverage (see \"mutator, cmplog, coverage\")"
 	@echo "       bug-replay bug-libfuzzer BUG=<name> (planted bugs: $(BUGS)) list-bugs"
+	@echo "       kernel kernel-test kernel-check kernel-objs-FLAVOR [KSRC=tree] (kernel/kernel.mk, docs/kernel.md)"
 	@echo "targets: $(TARGETS)"
 
 FORCE:
 
 # A failed compile must not leave a truncated object behind.
 .DELETE_ON_ERROR:
+
+# The kernel backend (kernel/kernel.mk): rules only for its goals (make kernel ...).
+-include kernel/kernel.mk
 
 -include $(wildcard $(OBJDIR)/*/*/*.d $(OBJDIR)/*/*/*/*.d $(OBJDIR)/*/*/*/*/*.d)

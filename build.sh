@@ -14,6 +14,10 @@
 #   ./build.sh coverage             replay seeds (+ out/work/T/corpus) in a source-based
 #                                   coverage build: out/coverage/html/, per-file summary
 #   ./build.sh replay               build only the replay drivers (out/replay/)
+#   ./build.sh kernel               the kernel targets (kfuzz_mtree: the kernel's own
+#                                   lib/maple_tree.c) in out/kernel/, from $KSRC or Debian's
+#                                   linux-source-6.12 (installed as root); docs/kernel.md
+#   ./build.sh fuzz kfuzz_mtree ... fuzz a kernel target (seeds: its model twin's)
 #   ./build.sh bugs [NAME...] [--seconds S] [--runs R] [--csv]
 #                                   the known-bug suite (bugs/README.md): fuzz each
 #                                   planted bug from the seeds, time to detection
@@ -51,6 +55,14 @@ deps() {
 targets() {
 	local f
 	for f in fuzz/fuzz_*.c; do
+		[ -e "$f" ] && basename "$f" .c
+	done
+}
+
+# The kernel targets (kernel/kfuzz_<name>.c; built by ./build.sh kernel).
+kernel_targets() {
+	local f
+	for f in kernel/kfuzz_*.c; do
 		[ -e "$f" ] && basename "$f" .c
 	done
 }
@@ -248,12 +260,22 @@ fuzz() {
 		[ -e fuzz/fuzz_mm.c ] && target=fuzz_mm
 	fi
 	secs=${secs:-600}
-	if [ ! -e "fuzz/$target.c" ]; then
-		echo "build.sh: unknown target '$target' (have: $(targets | paste -sd' ' -))" >&2
+	# a kernel target runs its model twin's programs: kfuzz_mtree, fuzz_mtree's
+	local twin=$target kdir=""
+	if [ -e "kernel/$target.c" ]; then
+		twin=${target#k}
+		kdir=kernel/
+		if [ "$use_afl" = 1 ] || [ "$plain" = 1 ]; then
+			echo "build.sh fuzz: $target runs under libFuzzer with the mutator only (no --afl, --plain yet)" >&2
+			exit 2
+		fi
+	elif [ ! -e "fuzz/$target.c" ]; then
+		echo "build.sh: unknown target '$target' (have: $(targets | paste -sd' ' -)" \
+			"$(kernel_targets | paste -sd' ' -))" >&2
 		exit 2
 	fi
 
-	local work=out/work/$target seeds=out/corpus/$target dict=dict/$target.dict
+	local work=out/work/$target seeds=out/corpus/$twin dict=dict/$twin.dict
 	deps
 	mkdir -p "$work/corpus" "$work/crashes" "$seeds"
 	if [ "$use_afl" = 1 ]; then
@@ -261,7 +283,7 @@ fuzz() {
 		return
 	fi
 
-	local flavor=libfuzzer what="structure-aware mutator on; --plain: off"
+	local flavor=${kdir}libfuzzer what="structure-aware mutator on; --plain: off"
 	if [ "$plain" = 1 ]; then
 		flavor=libfuzzer-plain what="libFuzzer's own mutations only (--plain)"
 	fi
@@ -313,7 +335,9 @@ fuzz() {
 	echo "   corpus:  $(count_files "$work/corpus") inputs in $ROOT/$work/corpus"
 	echo "   crashes: $crashes file(s) in $ROOT/$work/crashes/"
 	if [ "$crashes" -gt 0 ]; then
-		echo "   replay one with: out/replay/$target FILE   (./build.sh replay builds it)"
+		local builds=replay
+		[ -n "$kdir" ] && builds=kernel
+		echo "   replay one with: out/${kdir}replay/$target FILE   (./build.sh $builds builds it)"
 	fi
 	echo "   log:     $ROOT/$log"
 	return "$rc"
@@ -486,6 +510,12 @@ test) run_tests ;;
 fuzz) fuzz "$@" ;;
 coverage) coverage ;;
 replay) deps; run_make replay ;;
+kernel)
+	deps
+	run_make kernel tool corpus
+	echo "Kernel targets: out/kernel/{libfuzzer,replay$([ -d out/kernel/afl ] && echo ,afl)}/{$(kernel_targets | paste -sd, -)}"
+	echo "Fuzz one with: ./build.sh fuzz $(kernel_targets | head -n 1) [SECONDS]"
+	;;
 bugs) deps; exec scripts/bugs.sh "$@" ;;
 clean) run_make clean ;;
 -h | --help | help) usage ;;

@@ -65,9 +65,10 @@ struct as_backend {
 	const char *(*refuses)(void *as, const struct mm_call *c);
 
 	/* Process @proc's VMAs meeting [lo, hi), in address order, at most
-	 * @max: how many, or -1 (message in @err) when they cannot be read. */
-	int (*vmas)(void *as, unsigned proc, uint64_t lo, uint64_t hi, struct as_vma *out,
-		    unsigned max, char *err, size_t errlen);
+	 * @max: how many, or -1 (message in @err) when they cannot be read.
+	 * Resident counts only with @usage (they cost a page-table walk). */
+	int (*vmas)(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage,
+		    struct as_vma *out, unsigned max, char *err, size_t errlen);
 	/* Every invariant the backend knows (reports through check_fail). */
 	void (*check)(void *as);
 	/* The state as text, for a failure report. */

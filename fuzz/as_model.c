@@ -538,8 +538,8 @@ static const char *as_refuses(void *as, const struct mm_call *c)
 	return NULL; /* the model runs every operation */
 }
 
-static int as_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, struct as_vma *out,
-		   unsigned max, char *err, size_t errlen)
+static int as_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage,
+		   struct as_vma *out, unsigned max, char *err, size_t errlen)
 {
 	struct mmf_state *s = as;
 	struct mm *mm = s->mm[proc % MMF_MAX_PROCS];
@@ -551,11 +551,12 @@ static int as_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, struct as_
 	}
 	for (struct vma *v = mm_find_vma(mm, lo); v && v->start < hi && n < max;
 	     v = mm_find_vma(mm, v->end)) {
-		struct vma_usage u;
+		struct vma_usage u = {0, 0};
 
 		if (mt_is_zero(v))
 			break;
-		vma_usage(mm, v, &u);
+		if (usage)
+			vma_usage(mm, v, &u);
 		out[n++] =
 		    (struct as_vma){v->start, v->end, v->flags, v->pgoff, u.rss, u.anonymous};
 	}

@@ -27,6 +27,7 @@
 #include "mtree_fuzz.h"
 #include "runtime/check.h"
 #include "runtime/mem_check.h"
+#include "runtime/sched.h"
 #include "runtime/sync.h"
 #include "target.h"
 #include "tree_backend.h"
@@ -114,7 +115,7 @@ static const struct prog_opdesc mtree_ops[OP_NR] = {
 
 static const char *const mtree_config[] = {NULL};
 
-static const struct prog_desc mtree_desc = {
+const struct prog_desc mtree_desc = {
     .target = "fuzz_mtree",
     .nops = OP_NR,
     .ops = mtree_ops,
@@ -222,7 +223,7 @@ static void write_op(struct mtree_state *s, const struct prog_op *op, unsigned t
 	err = s->b->store(s->mt[t], first, last, entry);
 	fired = exec_disarm();
 	tree_check_write(s->b, s->mt[t], &before, err, fired, 0, entry ? "store" : "erase");
-	if (!fired)
+	if (!fired || !err) /* a retrying backend may succeed after its failure */
 		ref_store(s, t, first, last, entry);
 	tree_picture_free(&before);
 }
@@ -243,7 +244,7 @@ static void op_erase_at(struct mtree_state *s, const struct prog_op *op, unsigne
 	if (old != want)
 		check_fail(CK_MT_OP_RESULT, "erase at %#" PRIx64 " found %p, the map holds %p",
 			   index, old, want);
-	if (!fired && want)
+	if ((!fired || !err) && want)
 		ref_store(s, t, r.first, r.last, NULL);
 	tree_picture_free(&before);
 }
@@ -269,7 +270,7 @@ static void op_dup(struct mtree_state *s, const struct prog_op *op, const struct
 	tree_check_unchanged(s->b, s->mt[src], &before, CK_MT_DUP_SOURCE_CHANGED, "dup");
 	/* a failed dup leaves the destination empty */
 	tree_check_write(s->b, s->mt[dst], &empty, err, fired, 0, "dup");
-	if (!fired) {
+	if (!fired || !err) {
 		s->b->check_dup(s->mt[src], s->mt[dst]);
 		ref_copy(s, dst, src);
 	}
@@ -417,17 +418,22 @@ static void run_op(void *arg, const struct prog_op *op)
 		up_read(&s->lock[a.tree]);
 }
 
+/* Every tree at one moment: a backend's checks may pass scheduling points
+ * (the kernel's mt_validate takes rcu_read_lock), and another fiber's
+ * operation must not run in the middle of them. */
 static void check_all(void *arg)
 {
 	struct mtree_state *s = arg;
 	uint64_t nodes = 0;
 
+	sched_hold();
 	for (unsigned t = 0; t < NTREES; t++) {
 		s->b->validate(s->mt[t]);
 		mtref_matches(&s->ref[t], s->b, s->mt[t]);
 		nodes += s->b->nodes(s->mt[t]);
 	}
 	s->b->check_live(nodes);
+	sched_unhold();
 }
 
 static void dump_state(FILE *out, void *arg)
@@ -460,11 +466,10 @@ int mtree_run(const struct tree_backend *b, const uint8_t *data, size_t size)
 	for (unsigned t = 0; t < NTREES; t++) {
 		tree_clear(&s, t);
 		mtref_log_free(&s.log[t]);
+		b->release(s.mt[t]);
 	}
 	mem_check_empty();
 	b->check_live(0);
-	for (unsigned t = 0; t < NTREES; t++)
-		b->release(s.mt[t]);
 	exec_end(&x);
 	return 0;
 }

@@ -40,7 +40,7 @@ static void view_take(struct mm_exec *m, unsigned proc, struct view *w)
 {
 	char err[128];
 
-	w->n = m->b->vmas(m->as, proc, VIEW_LO, VIEW_HI, w->v, VIEW_MAX, err, sizeof(err));
+	w->n = m->b->vmas(m->as, proc, VIEW_LO, VIEW_HI, false, w->v, VIEW_MAX, err, sizeof(err));
 	if (w->n == VIEW_MAX)
 		w->n = -1; /* too many to judge */
 }

@@ -5,10 +5,14 @@
 #ifndef VMAFUZZ_MTREE_FUZZ_H
 #define VMAFUZZ_MTREE_FUZZ_H
 
+#include "prog.h"
 #include "tree_backend.h"
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* fuzz_mtree's programs: operations, arguments, threads. */
+extern const struct prog_desc mtree_desc;
 
 /* Run one input of fuzz_mtree's programs on four trees of @b, each against
  * its reference map; 0 (failures abort with a report). */

@@ -9,6 +9,7 @@
 
 #include "prog.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,10 @@ struct fuzz_target {
 	/* Run one input; returns 0, or -1 for an input an engine must not keep
 	 * (libFuzzer's convention). Failures abort with a report. */
 	int (*run)(const uint8_t *data, size_t size);
+	/* Built from a kernel tree (kernel/, ./build.sh kernel): its binaries
+	 * are in out/kernel/<flavor>/, and a binary without the kernel's code
+	 * knows it by name only (run is NULL there). */
+	bool kernel;
 };
 
 extern const struct fuzz_target fuzz_mm_target;
@@ -26,8 +31,13 @@ extern const struct fuzz_target fuzz_fork_target;
 extern const struct fuzz_target fuzz_rollup_target;
 extern const struct fuzz_target fuzz_mtree_target;
 
-/* Every target, NULL-terminated. */
+extern const struct fuzz_target kfuzz_mtree_target; /* in the kernel binaries only */
+
+/* Every target of the model, NULL-terminated. */
 extern const struct fuzz_target *const fuzz_targets[];
+/* The kernel targets by name (run NULL: they run in their own drivers). */
+extern const struct fuzz_target *const kernel_targets[];
+/* Either kind, by name. */
 const struct fuzz_target *fuzz_target_find(const char *name);
 
 #endif

@@ -1,4 +1,5 @@
 /* The table of all targets (target.h). */
+#include "mtree_fuzz.h"
 #include "target.h"
 
 #include <string.h>
@@ -9,10 +10,26 @@ const struct fuzz_target *const fuzz_targets[] = {
 };
 /* clang-format on */
 
+/* What the tool knows of the kernel targets: their programs and where
+ * their drivers are (kernel/kfuzz_*.c define the runnable ones). */
+static const struct fuzz_target kfuzz_mtree_info = {
+    .name = "kfuzz_mtree",
+    .summary = "the kernel's maple tree (lib/maple_tree.c): fuzz_mtree's programs against the "
+	       "reference map and the model's tree (./build.sh kernel)",
+    .desc = &mtree_desc,
+    .run = NULL,
+    .kernel = true,
+};
+
+const struct fuzz_target *const kernel_targets[] = {&kfuzz_mtree_info, NULL};
+
 const struct fuzz_target *fuzz_target_find(const char *name)
 {
 	for (unsigned i = 0; fuzz_targets[i]; i++)
 		if (!strcmp(fuzz_targets[i]->name, name))
 			return fuzz_targets[i];
+	for (unsigned i = 0; kernel_targets[i]; i++)
+		if (!strcmp(kernel_targets[i]->name, name))
+			return kernel_targets[i];
 	return NULL;
 }

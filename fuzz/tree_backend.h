@@ -50,6 +50,10 @@ void tree_picture_free(struct tree_picture *p);
 struct tree_backend {
 	const char *name;
 	void *zero; /* the marker entry dup_mmap stores at a failure point */
+	/* A failed non-blocking node allocation is retried with a blocking one
+	 * (the kernel's mas_store_gfp and mas_erase): a write whose injected
+	 * failure fired may still succeed, and is then judged as any write. */
+	bool retries;
 	/* A new empty tree, in RCU mode: NULL when out of memory. */
 	void *(*create)(void);
 	/* Free every node; the tree stays usable, empty. */
@@ -104,5 +108,17 @@ struct tree_backend {
 extern const struct tree_backend tree_model;
 /* The kernel's own lib/maple_tree.c (kernel/, built by kernel/kernel.mk). */
 extern const struct tree_backend tree_kernel;
+
+/*
+ * Two backends in lockstep, as one (tree_pair.c): every operation runs on
+ * the primary (its result is the pair's, and fail_at applies to it alone),
+ * then, unless the primary's injected failure made it fail, on the shadow
+ * with failure injection paused; any difference in results, entries,
+ * ranges, walks or contents (checked with validate) is TREE_BACKENDS_DIFFER.
+ * RCU walks run on the primary alone: the shadow's would race other
+ * writes. One pair at a time: a later call replaces the two.
+ */
+const struct tree_backend *tree_pair(const struct tree_backend *primary,
+				     const struct tree_backend *shadow);
 
 #endif

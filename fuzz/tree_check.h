@@ -2,7 +2,9 @@
  * What a write through the tree seam (tree_backend.h) must leave, for any
  * backend: run with allocation failure armed, a write whose allocation
  * failed returns -ENOMEM and leaves the tree's picture as it was
- * (MT_FAILED_WRITE_CHANGED), any other returns what it must (MT_OP_RESULT).
+ * (MT_FAILED_WRITE_CHANGED), any other returns what it must (MT_OP_RESULT);
+ * with a backend that retries, a write whose failure fired may also
+ * succeed.
  */
 #ifndef VMAFUZZ_TREE_CHECK_H
 #define VMAFUZZ_TREE_CHECK_H

@@ -10,6 +10,7 @@
 #   make kernel-test                 out/kernel/tests/test_tree_kernel
 #   make kernel-check                ... and run it
 #   make kernel-objs-FLAVOR          FLAVOR: replay libfuzzer afl
+#   make kfuzz                       the kernel targets: out/kernel/FLAVOR/kfuzz_<name>
 #
 # KSRC defaults to what scripts/kernel-tree.sh prints (Debian's
 # linux-source-6.12, unpacked into out/kernel/src/). For each flavor F:
@@ -21,7 +22,7 @@
 # with the runtime (src/runtime/*.c); add a goal's name to KERNEL_GOALS to
 # have these rules defined for it.
 
-KERNEL_GOALS += kernel kernel-test kernel-check kernel-objs-% kfuzz%
+KERNEL_GOALS += kernel kernel-test kernel-check kernel-objs-% kfuzz% $(OUTDIR)/kernel/%
 KERNEL_WANTED := $(strip $(foreach g,$(KERNEL_GOALS),$(filter $(g),$(MAKECMDGOALS))))
 
 kernel_objs = $(OBJDIR)/kernel-$(1)/kmt.o $(OBJDIR)/kernel-$(1)/tree_kernel.o
@@ -127,8 +128,24 @@ $(KMT_TEST_BIN): $(OBJDIR)/test/tests/kernel/test_tree_kernel.o $(call kernel_ob
 	$(call msg,LD,$@)
 	$(Q)$(CC_test) $(LINK_test) $^ $(LDLIBS) -o $@
 
-.PHONY: kernel kernel-test kernel-check
-kernel: $(foreach f,$(KMT_FLAVORS),kernel-objs-$(f)) kernel-test
+# The kernel targets: kernel/kfuzz_<name>.c, linked as a model target is
+# (its engine or replay main, the harness and the model) with the kernel's
+# objects, into out/kernel/<flavor>/kfuzz_<name>.
+KFUZZ_TARGETS := $(patsubst kernel/%.c,%,$(wildcard kernel/kfuzz_*.c))
+kfuzz_main_dir = $(if $(filter replay,$(1)),replay,engine)
+define kfuzz_rules
+$(OUTDIR)/kernel/$(1)/%: $(OBJDIR)/$(1)/$(call kfuzz_main_dir,$(1))/%.o $(OBJDIR)/$(1)/kernel/%.o \
+		$(call objs,$(1),$(LIB_SRCS)) $(call kernel_objs,$(1))
+	@mkdir -p $$(@D)
+	$$(call msg,LD,$$@)
+	$$(Q)$$(CC_$(1)) $$(LINK_$(1)) $$^ $$(LDLIBS) -o $$@
+endef
+$(foreach f,$(KMT_FLAVORS),$(eval $(call kfuzz_rules,$(f))))
+KFUZZ_BINS := $(foreach f,$(KMT_FLAVORS),$(addprefix $(OUTDIR)/kernel/$(f)/,$(KFUZZ_TARGETS)))
+
+.PHONY: kernel kernel-test kernel-check kfuzz
+kfuzz: $(KFUZZ_BINS)
+kernel: $(foreach f,$(KMT_FLAVORS),kernel-objs-$(f)) kernel-test kfuzz
 kernel-test: $(KMT_TEST_BIN)
 kernel-check: $(KMT_TEST_BIN)
 	$(KMT_TEST_BIN)

@@ -277,6 +277,7 @@ static void tk_dump(FILE *out, void *t, void (*print)(FILE *out, const void *ent
 }
 
 const struct tree_backend tree_kernel = {
+    .retries = true, /* mas_store_gfp and mas_erase retry with GFP_KERNEL */
     .name = "kernel",
     .zero = (void *)(uintptr_t)((257 << 2) | 2), /* XA_ZERO_ENTRY, checked in the smoke test */
     .create = tk_create,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The layering of the sources, read from their #include "..." lines:
 #
-#   src/runtime  <  src/tree  <  src/mm  <  fuzz  <  tools, bench
+#   src/runtime  <  src/tree  <  src/mm  <  fuzz, kernel  <  tools, bench
 #
 # A file may include headers of its own layer and of lower ones, never of a
 # higher one (the model knows nothing of fuzzing; the range tree nothing of
@@ -17,12 +17,12 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # offending includes on stdout.
 layering_check() {
 	local dir=$1 edges bad=0
-	edges=$(cd "$dir" && find src fuzz tools bench -name '*.[ch]' | sort | while read -r f; do
+	edges=$(cd "$dir" && find src fuzz kernel tools bench -name '*.[ch]' 2>/dev/null | sort | while read -r f; do
 		grep -hoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^"]+"' "$f" |
 			sed -E 's/.*"([^"]+)"/\1/' | while read -r inc; do
 			local d t=""
 			d=$(dirname "$f")
-			for c in "$d/$inc" "src/$inc" "fuzz/$inc" "bench/$inc" "tools/$inc"; do
+			for c in "$d/$inc" "src/$inc" "fuzz/$inc" "kernel/$inc" "bench/$inc" "tools/$inc"; do
 				if [ -f "$c" ]; then
 					t=$c
 					break
@@ -39,7 +39,7 @@ layering_check() {
 			if (p ~ /^src\/tree\//) return 1
 			if (p ~ /^src\/mm\//) return 2
 			if (p ~ /^src\//) return 2
-			if (p ~ /^fuzz\//) return 3
+			if (p ~ /^fuzz\// || p ~ /^kernel\//) return 3
 			return 4
 		}
 		NF == 2 && layer($2) > layer($1) { print "upward include: " $1 " includes " $2 }')
@@ -75,7 +75,7 @@ edges=$(cd "$ROOT" && grep -rhoE '^#include "[^"]+"' src fuzz tools bench | wc -
 copy() {
 	rm -rf "$T/tree"
 	mkdir -p "$T/tree"
-	(cd "$ROOT" && cp -r src fuzz tools bench "$T/tree/")
+	(cd "$ROOT" && cp -r src fuzz kernel tools bench "$T/tree/")
 }
 copy
 echo '#include "mm/types.h"' >>"$T/tree/src/tree/itree.c"

@@ -283,9 +283,10 @@ static enum outcome read_views(struct sides *sd, unsigned proc, unsigned step, u
 	char err[256];
 	int m, k;
 
-	m = as_model.vmas(sd->model, proc, CMP_LO, CMP_HI, mview, MAX_VMAS, err, sizeof(err));
+	m = as_model.vmas(sd->model, proc, CMP_LO, CMP_HI, true, mview, MAX_VMAS, err, sizeof(err));
 	k = m < 0 ? -1
-		  : as_live.vmas(sd->live, proc, CMP_LO, CMP_HI, kview, MAX_VMAS, err, sizeof(err));
+		  : as_live.vmas(sd->live, proc, CMP_LO, CMP_HI, true, kview, MAX_VMAS, err,
+				 sizeof(err));
 	if (m < 0 || k < 0) {
 		fprintf(stderr, "vmafuzz conform: %s: operation %u: %s\n", sd->name, step, err);
 		return FAILED;

@@ -11,5 +11,7 @@ int cmd_list(int argc, char **argv)
 		return cmd_usage_error("list", "unexpected argument '%s'", argv[1]);
 	for (unsigned i = 0; fuzz_targets[i]; i++)
 		printf("%-12s %s\n", fuzz_targets[i]->name, fuzz_targets[i]->summary);
+	for (unsigned i = 0; kernel_targets[i]; i++)
+		printf("%-12s %s\n", kernel_targets[i]->name, kernel_targets[i]->summary);
 	return 0;
 }

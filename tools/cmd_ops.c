@@ -1,7 +1,8 @@
 /*
  * vmafuzz ops TARGET: the operations of a target's programs, each with the
- * text syntax of its arguments and its help line, then the syntax shared by
- * all (ranges, fail_at, config bits, fibers, schedule).
+ * text syntax of its arguments, its help line and the arguments' names (as
+ * the target's argument struct has them), then the syntax shared by all (ranges, fail_at, config
+ * bits, fibers, schedule).
  */
 #include "cmd.h"
 
@@ -61,6 +62,12 @@ int cmd_ops(int argc, char **argv)
 		for (unsigned f = 0; f < d->ops[i].nfields; f++)
 			print_field_syntax(&d->ops[i].fields[f]);
 		printf("\n      %s\n", d->ops[i].help);
+		if (d->ops[i].nfields) {
+			printf("      arguments:");
+			for (unsigned f = 0; f < d->ops[i].nfields; f++)
+				printf(" %s", d->ops[i].fields[f].name);
+			printf("\n");
+		}
 	}
 	print_common_syntax(d);
 	return 0;

@@ -46,5 +46,12 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "vmafuzz replay: cannot run %s: %s\n", driver, strerror(errno));
 		return 2;
 	}
+	if (!t->run) {
+		fprintf(stderr,
+			"vmafuzz replay: %s runs only in its driver %s, which is not built "
+			"(./build.sh kernel)\n",
+			t->name, driver);
+		return 2;
+	}
 	return replay_paths(t, argc - i - 1, argv + i + 1, verbose);
 }

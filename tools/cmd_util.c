@@ -39,6 +39,8 @@ const struct fuzz_target *cmd_target(const char *cmd, const char *name)
 		fprintf(stderr, "vmafuzz %s: unknown target '%s'; targets:", cmd, name);
 		for (unsigned i = 0; fuzz_targets[i]; i++)
 			fprintf(stderr, " %s", fuzz_targets[i]->name);
+		for (unsigned i = 0; kernel_targets[i]; i++)
+			fprintf(stderr, " %s", kernel_targets[i]->name);
 		fputc('\n', stderr);
 	}
 	return t;

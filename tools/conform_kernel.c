@@ -576,11 +576,12 @@ static void live_put(void *as, struct mm_call *c)
 	(void)c;
 }
 
-static int live_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, struct as_vma *out,
-		     unsigned max, char *err, size_t errlen)
+static int live_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage,
+		     struct as_vma *out, unsigned max, char *err, size_t errlen)
 {
 	struct live *l = as;
 
+	(void)usage; /* smaps has them anyway */
 	if (proc % MMF_MAX_PROCS == 0)
 		return kproc_vmas(&l->k, lo, hi, out, max, err, errlen);
 	if (l->grandchild > 0 && proc % MMF_MAX_PROCS == l->child_proc)

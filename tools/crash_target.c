@@ -9,10 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-const struct fuzz_target *target_from_path(const char *path)
+/* A path component (or its start, before '.' or '-') naming a target of @list. */
+static const struct fuzz_target *named_in(const char *path, const struct fuzz_target *const *list)
 {
-	for (unsigned i = 0; fuzz_targets[i]; i++) {
-		const char *name = fuzz_targets[i]->name, *s = path;
+	for (unsigned i = 0; list[i]; i++) {
+		const char *name = list[i]->name, *s = path;
 		size_t n = strlen(name);
 
 		while ((s = strstr(s, name))) {
@@ -20,11 +21,18 @@ const struct fuzz_target *target_from_path(const char *path)
 			bool end = s[n] == '/' || s[n] == 0 || s[n] == '.' || s[n] == '-';
 
 			if (start && end)
-				return fuzz_targets[i];
+				return list[i];
 			s += n;
 		}
 	}
 	return NULL;
+}
+
+const struct fuzz_target *target_from_path(const char *path)
+{
+	const struct fuzz_target *t = named_in(path, fuzz_targets);
+
+	return t ? t : named_in(path, kernel_targets);
 }
 
 /* Whether the text program at @path has a `target` line; *@t is the target
@@ -58,7 +66,7 @@ const struct fuzz_target *crash_target_of(const char *path)
 
 bool replay_driver(const char *dir, const char *target, char *buf, size_t len)
 {
-	char self[PATH_MAX];
+	char self[PATH_MAX], *exe_dir;
 	int n;
 
 	if (dir) {
@@ -71,7 +79,11 @@ bool replay_driver(const char *dir, const char *target, char *buf, size_t len)
 			return false;
 		}
 		self[k] = 0;
-		n = snprintf(buf, len, "%s/replay/%s", dirname(self), target);
+		exe_dir = dirname(self);
+		n = snprintf(buf, len, "%s/replay/%s", exe_dir, target);
+		if (n >= 0 && (size_t)n < len && access(buf, X_OK) != 0)
+			/* a kernel target's driver: out/kernel/replay/ */
+			n = snprintf(buf, len, "%s/kernel/replay/%s", exe_dir, target);
 	}
 	if (n < 0 || (size_t)n >= len)
 		return false;

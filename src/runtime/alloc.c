@@ -103,6 +103,25 @@ void alloc_fail_disarm(void)
 	sched_self()->fail_countdown = 0;
 }
 
+void alloc_fail_pause(struct alloc_fail_pause *p)
+{
+	struct fiber *f = sched_self();
+
+	p->countdown = f->fail_countdown;
+	p->since_arm = f->since_arm;
+	p->fired = f->fail_fired;
+	f->fail_countdown = 0;
+}
+
+void alloc_fail_resume(const struct alloc_fail_pause *p)
+{
+	struct fiber *f = sched_self();
+
+	f->fail_countdown = p->countdown;
+	f->since_arm = p->since_arm;
+	f->fail_fired = p->fired;
+}
+
 bool alloc_fail_fired(void)
 {
 	return sched_self()->fail_fired;

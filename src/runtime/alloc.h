@@ -67,6 +67,18 @@ void alloc_fail_disarm(void);
  * allocated or counted live.
  */
 bool alloc_fail_next(enum alloc_kind kind);
+/*
+ * Step aside from the armed failure: code that runs beside an operation but
+ * is not part of it (a second backend shadowing the first, to compare) takes
+ * no count and cannot fail between pause and resume, and the operation's
+ * countdown and fired state are as before afterwards.
+ */
+struct alloc_fail_pause {
+	uint64_t countdown, since_arm;
+	bool fired;
+};
+void alloc_fail_pause(struct alloc_fail_pause *p);
+void alloc_fail_resume(const struct alloc_fail_pause *p);
 /* Whether the armed failure has fired since the last arm. */
 bool alloc_fail_fired(void);
 /* Allocations attempted since the last arm (including the failed one). */

@@ -236,12 +236,26 @@ static void to_loop(struct fiber *f)
 	finish_switch(f->asan_fake_stack, &loop_stack_bottom, &loop_stack_size);
 }
 
+void sched_hold(void)
+{
+	if (active)
+		active->held++;
+}
+
+void sched_unhold(void)
+{
+	if (active) {
+		MODEL_ASSERT(active->held > 0);
+		active->held--;
+	}
+}
+
 void sched_point(const char *what)
 {
 	struct sched *s = active;
 	struct fiber *f;
 
-	if (!s || !s->current)
+	if (!s || !s->current || s->held)
 		return;
 	f = s->current;
 	if (++s->points > SCHED_MAX_POINTS && !s->stopped) {
@@ -271,6 +285,8 @@ void sched_block(const char *what, const void *on)
 		check_fail(CK_SCHED_DEADLOCK, "code outside any fiber would block in %s", what);
 		return;
 	}
+	if (s->held)
+		check_fail(CK_SCHED_DEADLOCK, "a fiber would block in %s inside sched_hold", what);
 	s->points++;
 	f->state = FIBER_BLOCKED;
 	f->wait_what = what;

@@ -83,6 +83,7 @@ struct sched {
 	struct sched_trace trace[SCHED_TRACE];
 	unsigned ntrace;
 	bool stopped;	 /* a deadlock or step limit ended the run */
+	unsigned held;	 /* sched_hold depth: no scheduling point switches */
 	uint64_t digest; /* hash of every decision: equal runs, equal digests */
 	/* Called at every switch from one fiber to another (@from NULL at the
 	 * first): a harness may turn interleavings into feedback. */
@@ -106,6 +107,14 @@ struct fiber *sched_self(void);
 bool sched_in_fiber(void);
 /* A scheduling point: another runnable fiber may run before this returns. */
 void sched_point(const char *what);
+/*
+ * A stretch in which scheduling points do not switch (nested): a check that
+ * must see one moment of the state though the code it calls has points in
+ * it (the kernel's mt_validate takes rcu_read_lock). Nothing may block
+ * inside (SCHED_DEADLOCK).
+ */
+void sched_hold(void);
+void sched_unhold(void);
 /* Block the running fiber until sched_wake(); must be in a fiber. */
 void sched_block(const char *what, const void *on);
 void sched_wake(struct fiber *f);

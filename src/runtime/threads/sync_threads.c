@@ -159,6 +159,15 @@ bool sched_in_fiber(void)
 	return false;
 }
 
+/* Real threads always run side by side: holding is a fiber notion. */
+void sched_hold(void)
+{
+}
+
+void sched_unhold(void)
+{
+}
+
 void sched_point(const char *what)
 {
 	unsigned every = __atomic_load_n(&yield_every, __ATOMIC_RELAXED);

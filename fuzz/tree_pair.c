@@ -1,0 +1,431 @@
+/*
+ * Two tree backends in lockstep (tree_backend.h: tree_pair): the primary's
+ * answers are the pair's, the shadow's are compared with them. Used by the
+ * kernel target, the kernel's maple tree shadowed by the model's tree, so
+ * the same program is judged by the reference map and by the other tree.
+ */
+#include "tree_backend.h"
+
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct tree_backend *P, *S;
+
+struct pair {
+	void *p, *s;
+};
+
+struct pair_bulk {
+	void *p, *s;
+};
+
+/* Live pairs: the shadow's live-node check needs all of its trees. */
+#define PAIRS_MAX 16
+static struct pair *pairs[PAIRS_MAX];
+
+static bool differ(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* TREE_BACKENDS_DIFFER: what the primary said, and the shadow. */
+static bool differ(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return check_fail(CK_TREE_BACKENDS_DIFFER, "%s (the shadow: %s): %s", P->name, S->name,
+			  msg);
+}
+
+/* Whether the shadow runs after the primary's write returned @err. */
+static bool shadow_runs(int err)
+{
+	return !(err == -ENOMEM && alloc_fail_fired());
+}
+
+static void *pair_create(void)
+{
+	struct pair *x = calloc(1, sizeof(*x));
+	struct alloc_fail_pause pause;
+	unsigned i;
+
+	for (i = 0; i < PAIRS_MAX && pairs[i]; i++)
+		;
+	MODEL_ASSERT(x != NULL && i < PAIRS_MAX);
+	x->p = P->create();
+	alloc_fail_pause(&pause);
+	x->s = S->create();
+	alloc_fail_resume(&pause);
+	if (!x->p || !x->s) {
+		if (x->p)
+			P->release(x->p);
+		if (x->s)
+			S->release(x->s);
+		free(x);
+		return NULL;
+	}
+	pairs[i] = x;
+	return x;
+}
+
+static void pair_clear(void *t)
+{
+	struct pair *x = t;
+
+	P->clear(x->p);
+	S->clear(x->s);
+}
+
+static void pair_release(void *t)
+{
+	struct pair *x = t;
+
+	for (unsigned i = 0; i < PAIRS_MAX; i++)
+		if (pairs[i] == x)
+			pairs[i] = NULL;
+	P->release(x->p);
+	S->release(x->s);
+	free(x);
+}
+
+static int pair_store(void *t, uint64_t first, uint64_t last, void *entry)
+{
+	struct pair *x = t;
+	int err = P->store(x->p, first, last, entry), serr;
+	struct alloc_fail_pause pause;
+
+	if (!shadow_runs(err))
+		return err;
+	alloc_fail_pause(&pause);
+	serr = S->store(x->s, first, last, entry);
+	alloc_fail_resume(&pause);
+	if (serr != err)
+		differ("store [%#" PRIx64 ", %#" PRIx64 "] returned %d, the shadow %d", first, last,
+		       err, serr);
+	return err;
+}
+
+static int pair_erase(void *t, uint64_t index, void **old)
+{
+	struct pair *x = t;
+	void *sold = NULL;
+	int err = P->erase(x->p, index, old), serr;
+	struct alloc_fail_pause pause;
+
+	if (!shadow_runs(err))
+		return err;
+	alloc_fail_pause(&pause);
+	serr = S->erase(x->s, index, &sold);
+	alloc_fail_resume(&pause);
+	if (serr != err || (!err && sold != *old))
+		differ("erase at %#" PRIx64 " returned %d (%p), the shadow %d (%p)", index, err,
+		       *old, serr, sold);
+	return err;
+}
+
+static bool same_range(const struct tree_range *a, const struct tree_range *b)
+{
+	return a->first == b->first && a->last == b->last;
+}
+
+static void *pair_load(void *t, uint64_t index, struct tree_range *r)
+{
+	struct pair *x = t;
+	struct tree_range sr;
+	void *e = P->load(x->p, index, r), *se = S->load(x->s, index, &sr);
+
+	if (e != se || !same_range(r, &sr))
+		differ("load %#" PRIx64 " gives [%#" PRIx64 ", %#" PRIx64 "] -> %p, the shadow "
+		       "[%#" PRIx64 ", %#" PRIx64 "] -> %p",
+		       index, r->first, r->last, e, sr.first, sr.last, se);
+	return e;
+}
+
+/* find and find_prev: equal entries, and equal ranges for an entry. */
+static void *pair_find_either(void *t, uint64_t from, uint64_t bound, struct tree_range *r,
+			      bool prev)
+{
+	struct pair *x = t;
+	struct tree_range sr = {0, 0};
+	void *e = prev ? P->find_prev(x->p, from, bound, r) : P->find(x->p, from, bound, r);
+	void *se = prev ? S->find_prev(x->s, from, bound, &sr) : S->find(x->s, from, bound, &sr);
+
+	if (e != se || (e && !same_range(r, &sr)))
+		differ("%s from %#" PRIx64 " gives %p at [%#" PRIx64 ", %#" PRIx64 "], the shadow "
+		       "%p at [%#" PRIx64 ", %#" PRIx64 "]",
+		       prev ? "find_prev" : "find", from, e, r->first, r->last, se, sr.first,
+		       sr.last);
+	return e;
+}
+
+static void *pair_find(void *t, uint64_t from, uint64_t max, struct tree_range *r)
+{
+	return pair_find_either(t, from, max, r, false);
+}
+
+static void *pair_find_prev(void *t, uint64_t from, uint64_t min, struct tree_range *r)
+{
+	return pair_find_either(t, from, min, r, true);
+}
+
+static int pair_gap(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest, uint64_t *start)
+{
+	struct pair *x = t;
+	uint64_t ss = 0;
+	int err = P->gap(x->p, lo, hi, size, highest, start);
+	int serr = S->gap(x->s, lo, hi, size, highest, &ss);
+
+	if (err != serr || (!err && *start != ss))
+		differ("%s gap of %#" PRIx64 " in [%#" PRIx64 ", %#" PRIx64 "]: %d at %#" PRIx64
+		       ", the shadow %d at %#" PRIx64,
+		       highest ? "highest" : "lowest", size, lo, hi, err, err ? 0 : *start, serr,
+		       serr ? 0 : ss);
+	return err;
+}
+
+/* A walk written down, to compare the two. */
+struct seen {
+	struct tree_range *r;
+	void **e;
+	size_t n, cap;
+};
+
+static bool seen_add(void *arg, const struct tree_range *r, void *e)
+{
+	struct seen *s = arg;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->r = realloc(s->r, s->cap * sizeof(*s->r));
+		s->e = realloc(s->e, s->cap * sizeof(*s->e));
+		MODEL_ASSERT(s->r && s->e);
+	}
+	s->r[s->n] = *r;
+	s->e[s->n++] = e;
+	return true;
+}
+
+static void seen_free(struct seen *s)
+{
+	free(s->r);
+	free(s->e);
+}
+
+/* The first place two walks differ, or -1. */
+static long seen_differ(const struct seen *a, const struct seen *b)
+{
+	size_t n = a->n < b->n ? a->n : b->n;
+
+	for (size_t i = 0; i < n; i++)
+		if (a->e[i] != b->e[i] || !same_range(&a->r[i], &b->r[i]))
+			return (long)i;
+	return a->n == b->n ? -1 : (long)n;
+}
+
+static void pair_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
+{
+	struct pair *x = t;
+	struct seen a = {0}, b = {0};
+	long at;
+
+	P->walk(x->p, from, to, seen_add, &a);
+	S->walk(x->s, from, to, seen_add, &b);
+	at = seen_differ(&a, &b);
+	if (at >= 0)
+		differ("walk [%#" PRIx64 ", %#" PRIx64 "] differs at entry %ld (%zu entries, the "
+		       "shadow %zu)",
+		       from, to, at, a.n, b.n);
+	for (size_t i = 0; i < a.n; i++)
+		if (!visit(arg, &a.r[i], a.e[i]))
+			break;
+	seen_free(&a);
+	seen_free(&b);
+}
+
+static void pair_rcu_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
+{
+	struct pair *x = t;
+
+	P->rcu_walk(x->p, from, to, visit, arg);
+}
+
+static int pair_dup(void *src, void *dst)
+{
+	struct pair *a = src, *b = dst;
+	int err = P->dup(a->p, b->p), serr;
+	struct alloc_fail_pause pause;
+
+	if (!shadow_runs(err))
+		return err;
+	alloc_fail_pause(&pause);
+	serr = S->dup(a->s, b->s);
+	alloc_fail_resume(&pause);
+	if (serr != err)
+		differ("dup returned %d, the shadow %d", err, serr);
+	return err;
+}
+
+static int pair_bulk_begin(void *t, uint64_t expected, void **bulk)
+{
+	struct pair *x = t;
+	struct pair_bulk *pb = calloc(1, sizeof(*pb));
+	struct alloc_fail_pause pause;
+	int err;
+
+	MODEL_ASSERT(pb != NULL);
+	err = P->bulk_begin(x->p, expected, &pb->p);
+	if (err) {
+		free(pb);
+		return err;
+	}
+	alloc_fail_pause(&pause);
+	if (S->bulk_begin && S->bulk_begin(x->s, expected, &pb->s))
+		differ("bulk_begin of %" PRIu64 " succeeded, not the shadow's", expected);
+	alloc_fail_resume(&pause);
+	pb->s = S->bulk_begin ? pb->s : x->s; /* no bulk: the shadow stores */
+	*bulk = pb;
+	return 0;
+}
+
+static int pair_bulk_append(void *bulk, uint64_t first, uint64_t last, void *entry)
+{
+	struct pair_bulk *pb = bulk;
+	int err = P->bulk_append(pb->p, first, last, entry), serr;
+	struct alloc_fail_pause pause;
+
+	if (!shadow_runs(err))
+		return err;
+	alloc_fail_pause(&pause);
+	serr = S->bulk_begin ? S->bulk_append(pb->s, first, last, entry)
+			     : S->store(pb->s, first, last, entry);
+	alloc_fail_resume(&pause);
+	if (serr != err)
+		differ("bulk append [%#" PRIx64 ", %#" PRIx64 "] returned %d, the shadow %d", first,
+		       last, err, serr);
+	return err;
+}
+
+static void pair_bulk_end(void *bulk)
+{
+	struct pair_bulk *pb = bulk;
+
+	P->bulk_end(pb->p);
+	if (S->bulk_begin)
+		S->bulk_end(pb->s);
+	free(pb);
+}
+
+/* Both trees sound, and holding the same. */
+static bool pair_validate(void *t)
+{
+	struct pair *x = t;
+	struct seen a = {0}, b = {0};
+	bool ok = P->validate(x->p);
+
+	ok = S->validate(x->s) && ok; /* both, whatever the first says */
+	long at;
+
+	P->walk(x->p, 0, TREE_MAX, seen_add, &a);
+	S->walk(x->s, 0, TREE_MAX, seen_add, &b);
+	at = seen_differ(&a, &b);
+	if (at >= 0)
+		ok = differ("the trees' contents differ at entry %ld: [%#" PRIx64 ", %#" PRIx64
+			    "] -> %p, the shadow's [%#" PRIx64 ", %#" PRIx64 "] -> %p",
+			    at, (size_t)at < a.n ? a.r[at].first : 0,
+			    (size_t)at < a.n ? a.r[at].last : 0, (size_t)at < a.n ? a.e[at] : NULL,
+			    (size_t)at < b.n ? b.r[at].first : 0,
+			    (size_t)at < b.n ? b.r[at].last : 0, (size_t)at < b.n ? b.e[at] : NULL);
+	seen_free(&a);
+	seen_free(&b);
+	return ok;
+}
+
+static bool pair_check_dup(void *src, void *dup)
+{
+	struct pair *a = src, *b = dup;
+
+	bool ok = P->check_dup(a->p, b->p);
+
+	return S->check_dup(a->s, b->s) && ok;
+}
+
+static void pair_picture(void *t, struct tree_picture *p)
+{
+	P->picture(((struct pair *)t)->p, p);
+}
+
+static uint64_t pair_nodes(void *t)
+{
+	return P->nodes(((struct pair *)t)->p);
+}
+
+static bool pair_check_live(uint64_t reachable)
+{
+	uint64_t shadow = 0;
+	bool ok;
+
+	for (unsigned i = 0; i < PAIRS_MAX; i++)
+		if (pairs[i])
+			shadow += S->nodes(pairs[i]->s);
+	ok = P->check_live(reachable);
+	return S->check_live(shadow) && ok;
+}
+
+static void pair_dump(FILE *out, void *t, void (*print)(FILE *out, const void *entry))
+{
+	struct pair *x = t;
+
+	fprintf(out, "(%s) ", P->name);
+	P->dump(out, x->p, print);
+	fprintf(out, "  (%s) ", S->name);
+	S->dump(out, x->s, print);
+}
+
+static struct tree_backend pair = {
+    .name = "pair",
+    .create = pair_create,
+    .clear = pair_clear,
+    .release = pair_release,
+    .store = pair_store,
+    .erase = pair_erase,
+    .load = pair_load,
+    .find = pair_find,
+    .find_prev = pair_find_prev,
+    .gap = pair_gap,
+    .walk = pair_walk,
+    .rcu_walk = pair_rcu_walk,
+    .dup = pair_dup,
+    .bulk_begin = pair_bulk_begin,
+    .bulk_append = pair_bulk_append,
+    .bulk_end = pair_bulk_end,
+    .validate = pair_validate,
+    .check_dup = pair_check_dup,
+    .picture = pair_picture,
+    .nodes = pair_nodes,
+    .check_live = pair_check_live,
+    .dump = pair_dump,
+};
+
+const struct tree_backend *tree_pair(const struct tree_backend *primary,
+				     const struct tree_backend *shadow)
+{
+	P = primary;
+	S = shadow;
+	pair.zero = primary->zero;
+	pair.retries = primary->retries;
+	if (!primary->bulk_begin) {
+		/* the target then stores entry by entry, on both */
+		pair.bulk_begin = NULL;
+		pair.bulk_append = NULL;
+		pair.bulk_end = NULL;
+	}
+	return &pair;
+}

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # vmafuzz build.  Usually driven by ./build.sh; `make help` lists the goals.
 #
 # Every build flavor has its own compiler, flags and object directory

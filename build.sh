@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # vmafuzz build driver (the real rules are in the Makefile).
 #
 #   ./build.sh                      install deps, build every flavor and the corpora
@@ -72,7 +73,7 @@ count_files() {
 }
 
 usage() {
-	sed -n '2,/^set -euo/s/^# \{0,1\}//p' "$0"
+	sed -n '3,/^set -euo/s/^# \{0,1\}//p' "$0"
 }
 
 # ------------------------------------------------------------------ OSS-Fuzz

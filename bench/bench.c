@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The table of benchmarks and their clock (bench.h). */
 #include "bench.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Benchmarks: each prints a table of figures (or CSV with --csv). Figures
  * that are compared are measured side by side in one run, interleaved round

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench anon-vma: anon_vma allocations of a fork-heavy workload under the
  * current kernel's anon_vma reuse rule and under the reverted reuse of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench fork: fork and exit of a process with 21 ... 51221 VMAs (the sizes
  * of the fork-mt-dup seed, whose figures came from byte-unixbench's spawn:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Address spaces for the fork benchmarks (bench.h). */
 #include "bench.h"
 #include "mm/exit.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench mtree-dup: duplicating a tree by the seed's depth-first node copy
  * against rebuilding the same tree by appending its entries in order (bulk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench rollup: the smaps_rollup latency benchmark runs on real threads, so
  * it lives in its own program built with the threads backend

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bench uffd-fork: fork and exit of processes without userfaultfd, with
  * dup_userfaultfd's early return for VMAs without a context (the

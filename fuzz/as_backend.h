@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The address-space seam: what a target does to "the processes and their
  * address spaces", for any implementation. The model (as_model.c) is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Comparing two backends' VMAs (as_diff.h). */
 #include "as_diff.h"
 

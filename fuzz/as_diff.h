@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Comparing what two address-space backends show (as_backend.h): VMA lists
  * equal on the bits both can show, and the two side by side for a report,

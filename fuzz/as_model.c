@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The model as an address-space backend (as_backend.h): the process table
  * of a program (mms, the model files, each process's userfaultfd fds), the

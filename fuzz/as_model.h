@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The model's backend (as_model.c) from inside: the process table that the
  * model-only targets (fuzz_fork's fork_every and RCU walks, fuzz_rollup's

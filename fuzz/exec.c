@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Running programs: the failure report and fail_at (exec.h). */
 #include "exec.h"
 

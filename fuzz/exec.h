@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What every target does around its operations: decode the input, keep the
  * step being run so a failure report can print the program with that step

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fuzz_fork: fork under allocation failure at every point.
  *

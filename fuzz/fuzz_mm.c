@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fuzz_mm: the address-space model, the main target.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fuzz_mtree: the range tree against its reference map.
  *

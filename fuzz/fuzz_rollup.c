@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fuzz_rollup: smaps_rollup readers racing writers on one process.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * AFL++ custom mutator library for one target: the structure-aware mutator
  * (mutator.h) behind AFL++'s C API (afl-fuzz docs: custom_mutators.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Engine entry for one target (libFuzzer, or AFL++ through its libFuzzer
  * driver): built once per target with -DVMAFUZZ_TARGET=fuzz_<name>_target.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Standalone replay driver for one target (no engine; builds with gcc):
  *   replay/<target> FILE|DIR...

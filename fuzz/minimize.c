@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The program minimizer (minimize.h): passes over operations, schedule,
  * threads and arguments, each candidate judged by the caller's oracle.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Minimizing a program while an oracle says it still fails (after
  * syzkaller's prog/minimization.go). The minimizer knows programs only:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Running mm programs over a backend (mm_fuzz.h). */
 #include "mm_fuzz.h"
 
@@ -9,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PAGE (1ull << MMF_PAGE_SHIFT)
@@ -134,7 +136,15 @@ static bool view_check(const struct mm_call *c, const struct view *before, const
 	return true;
 }
 
-/* Whether the call passes an injected allocation failure on as -ENOMEM. */
+/* What the call returns when an injected allocation failure made it fail:
+ * -ENOMEM (madvise: -EAGAIN, as madvise_vma_behavior says), or 0 for the
+ * calls that pass no allocation failure on. */
+static int64_t injected_result(const struct mm_call *c)
+{
+	return c->code == MMF_OP_MADVISE ? -EAGAIN : -ENOMEM;
+}
+
+/* Whether the call passes an injected allocation failure on. */
 static bool reports_enomem(const struct mm_call *c)
 {
 	switch (c->code) {
@@ -156,7 +166,7 @@ static bool reports_enomem(const struct mm_call *c)
 /*
  * The call ran with fail_at armed (after libxml2's api fuzzer, and as
  * fuzz_mtree checks its writes): when the injected failure fired, the call
- * failed with -ENOMEM, and it changed no mapping of the process but those
+ * failed with -ENOMEM (madvise: -EAGAIN), and it changed no mapping of the process but those
  * the kernel also leaves changed on such a failure (the split before the
  * failing one, MAP_FIXED's unmap). When it did not fire, the call is judged
  * as any other, by the invariants.
@@ -166,11 +176,11 @@ static void check_injected(const struct mm_call *c, bool fired, const struct vie
 {
 	if (!fired)
 		return;
-	if (reports_enomem(c) && c->result != -ENOMEM)
+	if (reports_enomem(c) && c->result != injected_result(c))
 		check_fail(CK_MM_FAILED_CALL_RESULT,
 			   "an allocation failed inside the call (fail_at), but it returned "
-			   "%" PRId64,
-			   c->result);
+			   "%" PRId64 ", not %" PRId64,
+			   c->result, injected_result(c));
 	if (before->n >= 0 && after->n >= 0)
 		view_check(c, before, after);
 }
@@ -196,7 +206,8 @@ static void trace_result(const struct prog_desc *d, const struct prog_op *op, in
  * process does not exist. */
 static bool run_call(struct mm_exec *m, struct mm_call *c, const struct prog_op *op, bool resolve)
 {
-	static struct view before, after;
+	/* the views of this call (fibers run calls side by side: each its own) */
+	struct view *before = NULL, *after = NULL;
 	uint64_t seq = ++started;
 	bool alone = ++in_flight == 1, fired;
 
@@ -206,17 +217,21 @@ static bool run_call(struct mm_exec *m, struct mm_call *c, const struct prog_op 
 	}
 	if (resolve && mmf_has_range(m->desc, c->code))
 		m->b->resolve(m->as, c);
-	before.n = after.n = -1;
-	if (op && op->fail_at && alone)
-		view_take(m, c->a.proc, &before);
+	if (op && op->fail_at && alone) {
+		before = malloc(2 * sizeof(*before));
+		MODEL_ASSERT(before != NULL);
+		after = before + 1;
+		view_take(m, c->a.proc, before);
+	}
 	if (op)
 		exec_arm(op);
 	m->b->call(m->as, c);
 	fired = op ? exec_disarm() : false;
-	if (before.n >= 0 && started == seq && in_flight == 1) {
-		view_take(m, c->a.proc, &after);
-		check_injected(c, fired, &before, &after);
+	if (before && before->n >= 0 && started == seq && in_flight == 1) {
+		view_take(m, c->a.proc, after);
+		check_injected(c, fired, before, after);
 	}
+	free(before);
 	m->b->put(m->as, c);
 	in_flight--;
 	return true;

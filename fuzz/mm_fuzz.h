@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Running an mm program (fuzz_mm, fuzz_fork, fuzz_rollup) over an
  * address-space backend (as_backend.h): decode each operation once into a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* fuzz_mm's operation table and the kernel values of its arguments (mm_ops.h). */
 #include "mm_ops.h"
 

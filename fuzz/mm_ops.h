@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The operations of fuzz_mm's programs, once for everyone: their codes (the
  * one enum), their arguments by name (struct mm_args, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fuzz_mtree's programs on any tree backend (tree_backend.h): the model's
  * tree for fuzz_mtree itself, the kernel's maple tree for the kernel target.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The reference map: sorted array, linear everything (mtref.h). */
 #include "mtref.h"
 

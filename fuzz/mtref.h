@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The reference map: the oracle for a range tree, any backend of the tree
  * seam (tree_backend.h). A plain sorted array of non-empty ranges, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The RCU reader's oracle (mtref_rcu.h). */
 #include "mtref_rcu.h"
 

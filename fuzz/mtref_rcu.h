@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The oracle for a reader that walks a tree under RCU while writers change
  * it. Writers append what they store to a log; a reader notes the map and

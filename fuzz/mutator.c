@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The structure-aware mutator (mutator.h). */
 #include "mutator.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A structure-aware mutator for programs (prog.h), independent of any
  * engine: libFuzzer reaches it through LLVMFuzzerCustomMutator and

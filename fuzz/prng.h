@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A small deterministic generator (splitmix64) for tests, benchmarks, the
  * mutator and program generators. Always seeded by the caller: nothing in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Program bytes: decoding (total) and encoding (prog.h). */
 #include "prog.h"
 

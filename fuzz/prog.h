@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Programs: what a fuzz input decodes to and what a person reads in a crash
  * report.

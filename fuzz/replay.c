@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Replaying inputs without an engine (replay.h). */
 #include "replay.h"
 #include "prog.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Replaying inputs without a fuzzing engine: files or directories (every
  * regular file inside, sorted by name, not recursive). Text programs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A fuzz target: a program description and a function that runs one input.
  * The engine entry (main_engine.c), the standalone replay driver

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The table of all targets (target.h). */
 #include "mtree_fuzz.h"
 #include "target.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The tree seam: what fuzz_mtree does to "a tree", for any implementation
  * of a range tree that maps every index of [0, UINT64_MAX] to an entry or to

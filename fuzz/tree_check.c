@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Checks of a tree's writes through the seam (tree_check.h). */
 #include "tree_check.h"
 

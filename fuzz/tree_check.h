@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a write through the tree seam (tree_backend.h) must leave, for any
  * backend: run with allocation failure armed, a write whose allocation

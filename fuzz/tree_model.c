@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The model's range tree (src/tree/mtree.h) as a tree backend
  * (tree_backend.h). A handle is a struct mtree *: tests may pass their own.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Two tree backends in lockstep (tree_backend.h: tree_pair): the primary's
  * answers are the pair's, the shadow's are compared with them. Used by the

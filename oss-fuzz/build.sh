@@ -1,4 +1,5 @@
 #!/bin/bash -eu
+# SPDX-License-Identifier: GPL-2.0
 # OSS-Fuzz build script. The repository's ./build.sh implements OSS-Fuzz's
 # contract itself when $LIB_FUZZING_ENGINE and $OUT are set: it compiles the
 # model and harness with $CC $CFLAGS, links each target with $CXX $CXXFLAGS

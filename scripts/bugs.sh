@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # ./build.sh bugs: the known-bug suite (bugs/README.md). For each planted
 # bug (-DVMAFUZZ_BUG_<name>), build the libFuzzer targets with the switch,
 # fuzz each target the bug concerns from its seed corpus minus any seed named
@@ -33,7 +34,7 @@ targets_of() {
 }
 
 usage() {
-	sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
 seconds=600 runs=3 jobs=1 csv=0 expect_found=0

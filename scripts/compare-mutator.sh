@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Measure the structure-aware mutator: run out/libfuzzer/T (with it) and
 # out/libfuzzer-plain/T (without) side by side, one core each, for SECS
 # seconds from the same seeds and dictionary, each into its own empty

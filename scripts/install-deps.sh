@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Check (and, as root, install) what the vmafuzz build needs.
 #
 # Required: clang, clang's libFuzzer runtime, make.

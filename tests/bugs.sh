@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The known-bug suite, short: three planted bugs of different families must
 # each be found from the seed corpus within a minute by some target
 # (./build.sh bugs --expect-found), and no normal build may carry a switch.

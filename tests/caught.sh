@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Programs the harness must keep catching: each tests/caught/<target>/*.txt
 # names with '# expect: CHECK' the invariant that must stop it. These are
 # behaviours of the model it refuses on purpose (the reverted anon_vma

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The vmafuzz command line: help, clear errors with a non-zero exit for bad
 # command lines and malformed programs, and print/compile round trips on
 # every seed program. Run by ./build.sh test with OUT and ROOT set.

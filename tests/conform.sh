@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # vmafuzz conform: the model against this machine's kernel. Every seed of
 # fuzz_mm that runs for real must agree (the others are reported as skipped),
 # so must 200 generated programs, a deliberately wrong model view

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Every target runs under its engines: libFuzzer for a few thousand inputs
 # from the seeds, the AFL++ build (when afl++ is installed) on a seed, and
 # the OSS-Fuzz build contract (targets, seed zip, dict, options in $OUT),

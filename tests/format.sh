@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The tree follows its one .clang-format: every tracked C file is as
 # clang-format would write it. Run by ./build.sh test with ROOT set.
 set -u

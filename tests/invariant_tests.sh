@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Every invariant of the catalogue (src/runtime/check_ids.h) has a unit test that
 # names it, as CK_<ID>, in tests/test_*.c (or tests/kernel/test_*.c): the tests that break a state by
 # hand and see that check fire. A new check without one fails here.

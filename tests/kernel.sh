@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The kernel targets (kernel/, docs/kernel.md): built from the kernel tree
 # scripts/kernel-tree.sh finds ($KSRC, else Debian's linux-source-6.12,
 # installed as root), the backend's smoke test passes, fuzz_mtree's seeds

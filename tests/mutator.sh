@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The structure-aware mutator under the engines: libFuzzer finds and uses
 # LLVMFuzzerCustomMutator/CustomCrossOver (and the plain build does not),
 # and afl-fuzz loads out/afl/<target>-mutator.so, whose mutations (named

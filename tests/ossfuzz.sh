@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # OSS-Fuzz's build checks, emulated locally for the configurations that
 # tests/engines.sh leaves out (it checks libFuzzer + AddressSanitizer):
 #

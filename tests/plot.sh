@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # vmafuzz plot: libFuzzer logs (plain and -fork), AFL++ plot_data and
 # benchmark CSVs become gnuplot scripts with the right numbers, and PNGs
 # when gnuplot is installed (skipped with a message otherwise); bad command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Unit-test scaffolding in the style of the kernel's tools/testing/vma: each
  * test is a function that returns false with file, line and expression on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fork and exit: a varied parent forked at every allocation that can fail,
  * under both algorithms; a failed fork leaves the parent as it was and

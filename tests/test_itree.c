@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The interval tree against a brute force: inserts, removals and overlap
  * queries in a seeded random order, the tree validated after every change,

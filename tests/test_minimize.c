@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The program minimizer (fuzz/minimize.h) with in-process oracles: it
  * shrinks to what the oracle depends on and nothing more, never calls the

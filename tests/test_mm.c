@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The address-space model: the kernel's merge and split cases, accounting,
  * faults and resident counts, madvise rules, and every invariant of the

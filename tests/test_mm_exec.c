@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The mm executor over the address-space seam (fuzz/mm_fuzz.h): a call
  * whose injected allocation failure fired must fail with -ENOMEM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Unit tests of the range tree: writes against the reference map, every
  * validate check firing on a tree corrupted by hand, dup at every failure

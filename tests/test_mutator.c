@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The structure-aware mutator (fuzz/mutator.h): mutations of many random
  * inputs always give canonical programs within the size limit and change

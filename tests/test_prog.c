@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The program format: decoding is total and canonical, text and bytes
  * round-trip, a change to one record changes one operation, range specs

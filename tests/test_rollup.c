@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * smaps_rollup: the figures of both readers on a known address space, the
  * rollup invariants firing on results broken by hand, and every schedule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Fibers, locks and RCU: each check of the concurrency family fires on a
  * program made to trigger it, the schedule bytes decide the interleaving

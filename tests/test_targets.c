@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Every target replays its seed programs and its regression programs
  * (the .txt files of corpus/<target>/ and corpus/regress/<target>/) in one plain

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Crash triage on planted bugs: builds replay drivers with the test-only
 # switches VMAFUZZ_BUG_mt_gap_stale and VMAFUZZ_BUG_mt_free_early (make
 # bug-replay), makes crash files from the text programs in tests/triage/

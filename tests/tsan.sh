@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # ThreadSanitizer stress of the model on real threads: builds out/tsan/
 # tsan_stress (`make tsan`: the threads backend src/runtime/threads/, pthreads,
 # liburcu) and runs it briefly; any ThreadSanitizer report fails. Then checks

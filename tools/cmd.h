@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The subcommands of vmafuzz, one file each (tools/cmd_<name>.c), with the
  * helpers they share (cmd_util.h). Each is registered in the table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz bench [NAME [ARGS]]: run one of the benchmarks (bench/bench.h)
  * with its own arguments; without NAME, list them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz compile [--target T] FILE.txt -o OUT: a text program into the
  * bytes its target reads. The target comes from --target, else the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz conform: the model against this machine's real kernel.
  *

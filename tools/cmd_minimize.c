@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz minimize: shrink a crash at the level of the program with the
  * minimizer of fuzz/minimize.h, whose oracle here is the crash's bucket:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz ops TARGET: the operations of a target's programs, each with the
  * text syntax of its arguments, its help line and the arguments' names (as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz plot: coverage and corpus size of fuzzing runs, or a benchmark's
  * figures, drawn as PNG by gnuplot.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz print [--target T] FILE: decode a fuzz input (or compile a text
  * program) and print it as a text program, headed by a comment with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz regress: store a crash (best minimized first) as a text program
  * in corpus/regress/<target>/<bucket-slug>-<hash>.txt, headed by comments

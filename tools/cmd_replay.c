@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz replay [--in-process] [-v] TARGET FILE|DIR...: run inputs through
  * a target without an engine. The sanitized driver replay/TARGET beside

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz triage: replay every crash file in the sanitized driver and group
  * the files in buckets (crash_classify.h says how a run becomes a bucket). Prints a

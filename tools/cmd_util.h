@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the subcommands of vmafuzz share: the table of commands (registered
  * by main() in tools/vmafuzz.c, so that the helpers here need nothing of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The live kernel as an address-space backend (as_backend.h), for vmafuzz
  * conform: a child process runs the resolved calls of a fuzz_mm program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The real side of vmafuzz conform (conform.h): a forked child that runs
  * mmap, munmap, mprotect, madvise and page touches for real, and the reader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A driver's stderr and wait status into a bucket (crash_classify.h).
  */

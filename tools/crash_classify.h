@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Buckets: what a run of the sanitized replay driver on one crash file
  * says, read from its stderr and wait status. The bucket is the identifier

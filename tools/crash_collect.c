@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Crash files in engine output folders (crash_collect.h).
  */

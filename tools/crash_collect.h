@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The crash files a list of paths names, as fuzzing engines leave them: a
  * regular file as it is; a directory as an AFL++ output folder

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Names for stored crashes: a file-name fragment from a bucket and short
  * content hashes (FNV-1a), as in corpus/regress/<target>/<slug>-<hash32>.txt.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The crash commands' shared options (crash_opts.h).
  */

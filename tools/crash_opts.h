@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The options every crash command (triage, minimize, regress) takes:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a run of the replay driver on one crash file says: its bucket, the
  * failure line and the stack frames the bucket names. Filled by

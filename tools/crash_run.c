@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The replay driver as a subprocess with a timeout (crash_run.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Running the sanitized replay driver on one crash file, as a subprocess
  * in its own process group: stdin and stdout on /dev/null, stderr captured

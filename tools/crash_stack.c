@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Stack frames of sanitizer reports and the ones a bucket names
  * (crash_stack.h).

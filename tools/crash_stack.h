@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Stack frames in sanitizer reports ("  #3 0x4f5d3a in func /path/src/x.c:12:5")
  * and which of them a bucket names: those in the model, else those in the

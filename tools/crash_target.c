@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Targets of crash files and their replay drivers (crash_target.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Which fuzz target a crash file belongs to, and where that target's
  * sanitized replay driver is. A file's target is named by a path component

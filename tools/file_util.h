@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Files for the commands: whether a path is a directory, and writing bytes
  * to a new temporary file or a named one. Writers report their errors on

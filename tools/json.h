@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Writing JSON by hand (triage --json and --sarif): string literals with
  * the escapes JSON requires. Input is taken as UTF-8 and passed through.

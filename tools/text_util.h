@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Bounded string helpers for reading logs line by line into fixed buffers.
  * Every function leaves a NUL-terminated string and truncates what does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The vmafuzz command: one front end for programs, replays and benchmarks.
  *

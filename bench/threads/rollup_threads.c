@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The smaps_rollup latency benchmark on real threads (the threads backend,
  * src/threads/), after the seed's run-proc-vs-map.sh: a writer maps and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* anon_vma and its chains (anon.h), after mm/rmap.c. */
 #include "mm/anon.h"
 

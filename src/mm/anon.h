@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * anon_vma and anon_vma_chain: the reverse map of anonymous pages.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The address space as text (dump.h). */
 #include "mm/dump.h"
 

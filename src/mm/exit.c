@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* exit_mmap and mmput (exit.h). */
 #include "mm/exit.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The end of an address space (mm/mmap.c exit_mmap, kernel/fork.c mmput):
  * every VMA, page and page table freed; after a failed fork the walk stops at

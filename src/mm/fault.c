@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Touching memory: the fault path above fault_page (fault.h). */
 #include "mm/fault.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Touching memory: the VMA lookup and access checks of a page fault
  * (mm/memory.c handle_mm_fault's callers), page by page; page.h faults one.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Model files and their i_mmap (file.h). */
 #include "mm/file.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Model files: a page cache (pgoff -> page) and i_mmap, the interval tree of
  * the VMAs mapping the file, under its i_mmap_rwsem.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* fork and exit (fork.h), after kernel/fork.c dup_mmap. */
 #include "mm/fork.h"
 

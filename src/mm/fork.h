@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fork and exit of an address space (after kernel/fork.c dup_mmap and
  * mm/mmap.c exit_mmap), with the two algorithms of the fork-mt-dup seed:

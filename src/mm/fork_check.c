@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The fork invariants and mm snapshots (fork_check.h). */
 #include "mm/fork_check.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The fork invariants, checked by mm_fork while the parent is still locked:
  * the child equals the parent minus VM_DONTCOPY; wipe-on-fork ranges of the

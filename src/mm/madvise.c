@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* madvise (madvise.h). */
 #include "mm/madvise.h"
 
@@ -75,6 +76,10 @@ int mm_madvise(struct mm *mm, uint64_t start, uint64_t len, int advice)
 				break;
 			}
 			err = vma_modify(v, at, stop, (uint64_t)flags, v->uffd, &res);
+			/* madvise_vma_behavior: "kernel resources temporarily
+			 * unavailable" is -EAGAIN to the caller */
+			if (err == -ENOMEM)
+				err = -EAGAIN;
 			if (err)
 				break;
 		}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * madvise (mm/madvise.c): MADV_DONTNEED zaps pages; DONTFORK, DOFORK,
  * WIPEONFORK and KEEPONFORK change VMA flags through vma_modify.

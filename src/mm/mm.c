@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* mm and VMA objects, lookups, usage and the dump (mm.h). */
 #include "mm/mm.h"
 

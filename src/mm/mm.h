@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mm life: the struct and its two counts, and the watchers of its changes.
  * mm_put, which may end the address space, is exit.h's.

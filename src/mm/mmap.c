@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* mmap and munmap (mmap.h). */
 #include "mm/mmap.h"
 

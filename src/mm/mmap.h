@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mmap and munmap (mm/mmap.c, mm/vma.c): argument checks, placement, the
  * MAP_FIXED unmap of what was there, merging the new range into its

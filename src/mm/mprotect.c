@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mprotect, madvise and faults from the touch operation (after
  * mm/mprotect.c, mm/madvise.c and the fault path of arch/x86/mm/fault.c).

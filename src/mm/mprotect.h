@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mprotect (mm/mprotect.c): the new flags through vma_modify, VM_ACCOUNT as
  * the kernel charges it, write permission removed from the page table.

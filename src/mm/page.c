@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Pages, page tables, faults, copy-on-write and the rmap walk (page.h). */
 #include "mm/page.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* smaps_rollup readers and their invariants (rollup.h). */
 #include "mm/rollup.h"
 

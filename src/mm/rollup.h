@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * /proc/PID/smaps_rollup (fs/proc/task_mmu.c show_smaps_rollup) and the
  * per-VMA smaps it sums, with its two readers:

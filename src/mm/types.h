@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The types every file of the mm model shares. An mm holds its VMAs in a range tree (mtree.h) keyed
  * by [vm_start, vm_end - 1], its page table, its locks and counters. A VMA holds flags with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* userfaultfd contexts (uffd.h). */
 #include "mm/uffd.h"
 

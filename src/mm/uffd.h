@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * userfaultfd contexts (after fs/userfaultfd.c): a context is created on an
  * mm, registers ranges of its VMAs in modes (missing, write-protect, minor),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* uprobe registration's walk (uprobe.h). */
 #include "mm/uprobe.h"
 

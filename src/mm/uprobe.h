@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * uprobe registration's walk of the processes mapping a file
  * (kernel/events/uprobes.c register_for_each_vma): the one walker besides

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Per-VMA resident pages (usage.h). */
 #include "mm/usage.h"
 

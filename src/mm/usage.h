@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Per-VMA resident pages, as /proc/PID/smaps reports them.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The invariants of the VMA, anon_vma and page families over a set of mms
  * (rmap walks cross mms once fork exists), and the reachable-object counts

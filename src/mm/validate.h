@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The invariants of the mm model: every check of the VMA, anon_vma and page
  * families, the locks at rest, and the objects reachable from the processes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* VMA objects and lookups (vma.h). */
 #include "mm/vma.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * VMA objects and lookups: allocation, copies, the RCU-delayed free, and
  * finding VMAs in an mm's tree (caller holds the mmap lock, a VMA lock under

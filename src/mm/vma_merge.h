@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Splitting, merging and removing VMAs (after the kernel's mm/vma.c).
  *

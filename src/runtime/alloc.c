@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Typed allocation with per-kind accounting and failure injection (alloc.h). */
 #include "runtime/alloc.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Invariant reporting: one line per failure, context, abort (see check.h). */
 #include "runtime/check.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The invariant catalogue: every check the model can fail, with its stable
  * identifier. Triage buckets crashes by these names, so never rename one;
@@ -91,6 +92,6 @@
 	X(MEM_LIVE_MISMATCH, "live objects of a kind equal objects reachable")                     \
 	X(MEM_LEAK_AT_END, "nothing is alive at the end of a program")                             \
 	/* injected failure of an mm call (fuzz/mm_fuzz.c) */                                      \
-	X(MM_FAILED_CALL_RESULT, "a call whose injected allocation failure fired returns -ENOMEM") \
+	X(MM_FAILED_CALL_RESULT, "a call failed by injection returns -ENOMEM (madvise: -EAGAIN)")  \
 	X(MM_FAILED_CALL_CHANGED,                                                                  \
 	  "a call failed by injection changes no mapping but what the kernel leaves changed")

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Stack switching (fiber_ctx.h). */
 #include "runtime/fiber_ctx.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Stack switching for the fibers of sched.c. On x86-64 a few instructions
  * save the callee-saved registers and swap stack pointers: unlike

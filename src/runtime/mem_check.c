@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Memory invariants (mem_check.h). */
 #include "runtime/mem_check.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The memory family of invariants: what is alive is what is reachable. */
 #ifndef VMAFUZZ_MEM_CHECK_H
 #define VMAFUZZ_MEM_CHECK_H

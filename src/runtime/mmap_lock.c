@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The mmap lock and the per-VMA locks of sync.h, built on its rwsems, for
  * both backends (sync.c on fibers, threads/sync_threads.c on threads); what

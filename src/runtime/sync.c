@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Locks and RCU on the deterministic fibers (sync.h), with the checks of
  * the concurrency family. Each fiber keeps the locks it holds (struct

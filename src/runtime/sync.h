@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Locks and RCU of the model, with the kernel's semantics where the seeds
  * depend on them. Two backends implement this interface:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What each backend of sync.h (sync.c on fibers, threads/sync_threads.c on
  * real threads) provides to the code they share: mmap_lock.c builds the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The interval tree (itree.h): AVL, recursive, no parent pointers. */
 #include "tree/itree.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * An interval tree: closed intervals [first, last] in a balanced search
  * tree, ordered by first and then by a tie value the owner gives (an id,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Range tree: lookups, cursors, and writes by subtree rebuild.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A range tree shaped like the kernel's maple tree: a B-tree that maps every
  * index of [0, UINT64_MAX] to an entry or to nothing (NULL), as a sequence of

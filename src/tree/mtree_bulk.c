@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Bulk building by in-order append: how dup_mmap filled the child's tree
  * before tree duplication. mas_expected_entries preallocated nodes for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tree duplication in one depth-first pre-order pass (the seed's __mt_dup):
  * each node is copied whole, then its children are copied in slot order, so

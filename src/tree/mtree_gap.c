@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Free-range search over the gap metadata: a child whose largest gap is
  * smaller than the request is skipped without being visited. Only the (at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Helpers shared by the files of the range tree; not for users of mtree.h. */
 #ifndef VMAFUZZ_MTREE_INTERNAL_H
 #define VMAFUZZ_MTREE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Exact snapshots of a tree's layout and contents (mtree.h). */
 #include "runtime/check.h"
 #include "tree/mtree.h"

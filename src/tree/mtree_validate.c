@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mt_validate: the one function that knows every invariant of the range tree
  * (listed in mtree.h). It keeps going after a failure, so in collect mode a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ThreadSanitizer stress of the model on real threads (the threads backend
  * of sync.h, src/threads/sync_threads.c, with liburcu).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sync.h on real threads: rwsems on a pthread mutex with a FIFO queue of
  * waiters, RCU on liburcu (urcu-memb), and the few sched.h functions the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The real-thread backend of sync.h (sync_threads.c): pthreads for the
  * locks, liburcu (the urcu-memb flavour) for RCU. Used by ThreadSanitizer

@@ -471,4 +471,7 @@ FORCE:
 # A failed compile must not leave a truncated object behind.
 .DELETE_ON_ERROR:
 
+# The kernel backend (kernel/kernel.mk): rules only for its goals (make kernel ...).
+-include kernel/kernel.mk
+
 -include $(wildcard $(OBJDIR)/*/*/*.d $(OBJDIR)/*/*/*/*.d $(OBJDIR)/*/*/*/*/*.d)

@@ -102,5 +102,7 @@ struct tree_backend {
 
 /* The model's range tree (src/tree/mtree.h). */
 extern const struct tree_backend tree_model;
+/* The kernel's own lib/maple_tree.c (kernel/, built by kernel/kernel.mk). */
+extern const struct tree_backend tree_kernel;
 
 #endif

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every invariant of the catalogue (src/runtime/check_ids.h) has a unit test that
-# names it, as CK_<ID>, in tests/test_*.c: the tests that break a state by
+# names it, as CK_<ID>, in tests/test_*.c (or tests/kernel/test_*.c): the tests that break a state by
 # hand and see that check fire. A new check without one fails here.
 # Run by ./build.sh test with ROOT set.
 set -u
@@ -11,7 +11,7 @@ cd "$ROOT"
 missing() {
 	local id
 	for id in $(sed -n 's/^[[:space:]]*X(\([A-Z0-9_]*\),.*/\1/p' "$1"); do
-		grep -qw "CK_$id" tests/test_*.c || echo "$id"
+		grep -qw "CK_$id" tests/test_*.c tests/kernel/test_*.c || echo "$id"
 	done
 }
 

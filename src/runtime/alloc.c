@@ -31,10 +31,8 @@ const char *alloc_kind_name(enum alloc_kind kind)
 	return (unsigned)kind < AK_NR ? kind_names[kind] : "?";
 }
 
-void *model_alloc(enum alloc_kind kind, size_t size)
+bool alloc_fail_next(enum alloc_kind kind)
 {
-	struct alloc_hdr *h;
-
 	struct fiber *f = sched_self();
 
 	MODEL_ASSERT((unsigned)kind < AK_NR);
@@ -42,8 +40,17 @@ void *model_alloc(enum alloc_kind kind, size_t size)
 	if (f->fail_countdown && --f->fail_countdown == 0) {
 		f->fail_fired = true;
 		stats.failed[kind]++;
-		return NULL;
+		return true;
 	}
+	return false;
+}
+
+void *model_alloc(enum alloc_kind kind, size_t size)
+{
+	struct alloc_hdr *h;
+
+	if (alloc_fail_next(kind))
+		return NULL;
 	h = calloc(1, sizeof(*h) + size);
 	MODEL_ASSERT(h != NULL);
 	h->kind = kind;

@@ -59,6 +59,14 @@ void model_free(enum alloc_kind kind, void *obj);
  */
 void alloc_fail_arm(uint64_t n);
 void alloc_fail_disarm(void);
+/*
+ * For an allocator the runtime does not own (the kernel's maple tree,
+ * kernel/kmt_maple.c): count one allocation attempt of @kind by the running
+ * fiber against the armed failure, as model_alloc does, and say whether
+ * this one fails (it then counts in alloc_stats()->failed). Nothing is
+ * allocated or counted live.
+ */
+bool alloc_fail_next(enum alloc_kind kind);
 /* Whether the armed failure has fired since the last arm. */
 bool alloc_fail_fired(void);
 /* Allocations attempted since the last arm (including the failed one). */

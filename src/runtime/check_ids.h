@@ -27,6 +27,7 @@
 	X(MT_OP_RESULT, "an operation returns what the reference says it must")                    \
 	X(MT_FAILED_WRITE_CHANGED, "a write that fails leaves the tree as it was")                 \
 	X(MT_RCU_TORN, "an RCU reader sees each index as before or after each write")              \
+	X(KMT_BUG, "lib/maple_tree.c's own checks hold (mt_validate, MT_BUG_ON...)")               \
 	/* concurrency family (sched, sync) */                                                     \
 	X(SCHED_DEADLOCK, "some fiber can always run while any is alive")                          \
 	X(SCHED_STEP_LIMIT, "a program ends within SCHED_MAX_POINTS scheduling points")            \

@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel backend: the kernel's own lib/maple_tree.c, compiled from a
+# kernel tree given at build time, behind the tree seam (fuzz/tree_backend.h)
+# as `tree_kernel` (docs/kernel.md). Included by the Makefile; every rule
+# here is opt-in: nothing is defined unless a kernel goal is asked for, so
+# the normal build needs no kernel tree.
+#
+#   make kernel [KSRC=<tree>]        objects of every flavor and the smoke test
+#   make kernel-test                 out/kernel/tests/test_tree_kernel
+#   make kernel-check                ... and run it
+#   make kernel-objs-FLAVOR          FLAVOR: replay libfuzzer afl
+#
+# KSRC defaults to what scripts/kernel-tree.sh prints (Debian's
+# linux-source-6.12, unpacked into out/kernel/src/). For each flavor F:
+#   $(call kernel_objs,F) = $(OBJDIR)/kernel-F/kmt.o $(OBJDIR)/kernel-F/tree_kernel.o
+# kmt.o is lib/maple_tree.c (with kernel/kmt_maple.c around it) and the
+# shim's kmem_cache (tools/testing/shared/linux.c) in one relocatable object
+# whose global symbols are all renamed kmt_k_<name> but the kmt_ ones, so it
+# links beside the model's tree; tree_kernel.o is the backend. Link them
+# with the runtime (src/runtime/*.c); add a goal's name to KERNEL_GOALS to
+# have these rules defined for it.
+
+KERNEL_GOALS += kernel kernel-test kernel-check kernel-objs-% kfuzz%
+KERNEL_WANTED := $(strip $(foreach g,$(KERNEL_GOALS),$(filter $(g),$(MAKECMDGOALS))))
+
+kernel_objs = $(OBJDIR)/kernel-$(1)/kmt.o $(OBJDIR)/kernel-$(1)/tree_kernel.o
+
+ifneq ($(KERNEL_WANTED),)
+
+ifeq ($(KSRC),)
+KSRC := $(shell OUTDIR=$(OUTDIR) scripts/kernel-tree.sh)
+ifeq ($(KSRC),)
+$(error no kernel tree (see scripts/kernel-tree.sh above): set KSRC=<kernel tree>)
+endif
+endif
+override KSRC := $(abspath $(KSRC))
+
+KMT_OUT    := $(OUTDIR)/kernel
+KMT_GEN    := $(KMT_OUT)/gen
+KMT_CONFIG := $(KMT_OUT)/config.mk
+KMT_GEN_HDRS := $(addprefix $(KMT_GEN)/generated/,autoconf.h bit-length.h map-shift.h)
+LD ?= ld
+OBJCOPY ?= objcopy
+NM ?= nm
+
+# The shim's generated/ headers (tools/testing/shared/shared.mk makes the
+# same): its autoconf.h, the word size and the xarray's chunk shift.
+$(KMT_GEN)/generated/autoconf.h: $(KSRC)/tools/testing/shared/autoconf.h
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+$(KMT_GEN)/generated/bit-length.h:
+	@mkdir -p $(@D)
+	$(Q)echo "#define CONFIG_$$(getconf LONG_BIT)BIT 1" > $@
+$(KMT_GEN)/generated/map-shift.h:
+	@mkdir -p $(@D)
+	$(Q)echo "#define XA_CHUNK_SHIFT 6" > $@
+
+# The quirks, found by probe compiles (kernel/probe.sh): make rereads this
+# once it is (re)made.
+$(KMT_CONFIG): kernel/probe.sh $(KSRC)/lib/maple_tree.c $(KSRC)/include/linux/maple_tree.h \
+		$(KMT_GEN_HDRS) $(wildcard kernel/shim/*.h kernel/shim/*/*.h)
+	@mkdir -p $(@D)
+	$(call msg,PROBE,$(KSRC))
+	$(Q)kernel/probe.sh "$(CC)" "$(KSRC)" "$(KMT_GEN)" $@
+-include $(KMT_CONFIG)
+# a config probed for another tree is made again
+ifneq ($(KMT_PROBED_KSRC),$(KSRC))
+$(KMT_CONFIG): FORCE
+endif
+
+# Kernel files: the kernel's dialect and warnings off (for them only), the
+# shim's include paths behind ours (kernel/shim shadows its rcupdate.h and
+# liburcu's uatomic.h), the prelude forced in first.
+KMT_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Ikernel/shim -I$(KMT_GEN) \
+	-I$(KSRC)/tools/testing/shared -I$(KSRC)/tools/include -I$(KSRC)/lib -Isrc \
+	-include kernel/shim/kmt_prelude.h $(KMT_QUIRK_CFLAGS) $(KMT_DEFS)
+
+KMT_FLAVORS := replay libfuzzer $(if $(HAVE_AFL),afl)
+
+define kernel_rules
+$(OBJDIR)/kernel-$(1)/.flags: FORCE
+	@mkdir -p $$(@D)
+	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_CFLAGS)' | cmp -s - $$@ || \
+		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_CFLAGS)' > $$@
+
+$(OBJDIR)/kernel-$(1)/kmt_maple.o: kernel/kmt_maple.c kernel/kmt.h $(OBJDIR)/kernel-$(1)/.flags \
+		$(KMT_CONFIG) $(KMT_GEN_HDRS)
+	@mkdir -p $$(@D)
+	$$(call msg,CC,[kernel-$(1)] $$(KSRC)/lib/maple_tree.c)
+	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_CFLAGS) -MMD -MP -c $$< -o $$@
+
+$(OBJDIR)/kernel-$(1)/linux.o: $(KSRC)/tools/testing/shared/linux.c $(OBJDIR)/kernel-$(1)/.flags \
+		$(KMT_CONFIG) $(KMT_GEN_HDRS)
+	@mkdir -p $$(@D)
+	$$(call msg,CC,[kernel-$(1)] $$<)
+	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_CFLAGS) -MMD -MP -c $$< -o $$@
+
+# One object, every global but the kmt_ ones renamed kmt_k_<name> (the
+# list, from nm, is kept beside it as kmt.syms).
+$(OBJDIR)/kernel-$(1)/kmt.o: $(OBJDIR)/kernel-$(1)/kmt_maple.o $(OBJDIR)/kernel-$(1)/linux.o
+	$$(call msg,LD,$$@ (renamed))
+	$$(Q)$$(LD) -r -o $$@.tmp $$^
+	$$(Q)$$(NM) -g --defined-only $$@.tmp | \
+		awk 'NF == 3 && $$$$3 !~ /^(kmt_|_+(asan|ubsan|sancov|odr_asan|start_|stop_))/ \
+			{ print $$$$3, "kmt_k_" $$$$3 }' > $$(@:.o=.syms)
+	$$(Q)$$(OBJCOPY) --redefine-syms=$$(@:.o=.syms) $$@.tmp $$@
+	$$(Q)rm -f $$@.tmp
+
+$(OBJDIR)/kernel-$(1)/tree_kernel.o: kernel/tree_kernel.c kernel/kmt.h $(OBJDIR)/kernel-$(1)/.flags \
+		$(KMT_CONFIG)
+	@mkdir -p $$(@D)
+	$$(call msg,CC,[kernel-$(1)] $$<)
+	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_DEFS) -MMD -MP -c $$< -o $$@
+
+.PHONY: kernel-objs-$(1)
+kernel-objs-$(1): $(call kernel_objs,$(1))
+endef
+$(foreach f,$(KMT_FLAVORS),$(eval $(call kernel_rules,$(f))))
+
+# The smoke test: the test flavor's runtime, the replay flavor's kernel.
+KMT_RUNTIME_SRCS := $(wildcard src/runtime/*.c)
+KMT_TEST_BIN := $(KMT_OUT)/tests/test_tree_kernel
+$(KMT_TEST_BIN): $(OBJDIR)/test/tests/kernel/test_tree_kernel.o $(call kernel_objs,replay) \
+		$(call objs,test,$(KMT_RUNTIME_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_test) $(LINK_test) $^ $(LDLIBS) -o $@
+
+.PHONY: kernel kernel-test kernel-check
+kernel: $(foreach f,$(KMT_FLAVORS),kernel-objs-$(f)) kernel-test
+kernel-test: $(KMT_TEST_BIN)
+kernel-check: $(KMT_TEST_BIN)
+	$(KMT_TEST_BIN)
+
+-include $(wildcard $(OBJDIR)/kernel-*/*.d)
+
+endif

@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel's own lib/maple_tree.c, compiled in this translation unit from
+ * the kernel tree named at build time (kernel/kernel.mk: -I$KSRC/lib and the
+ * shim's include paths), and the kmt.h interface over it. The file is
+ * included the way tools/testing/shared/maple-shim.c includes it, so the
+ * helpers below may use the tree's static functions (node types, pivots,
+ * slots) to draw pictures and count nodes.
+ *
+ * Routing (docs/kernel.md):
+ *  - node allocation: the four kmem_cache calls of the tree are renamed to
+ *    hooks here (before the shim's headers declare them). A hook asks the
+ *    runtime whether this allocation fails (alloc_fail_next: the executor's
+ *    fail_at), blocking or not, then takes the node from the shim's
+ *    kmem_cache (tools/testing/shared/linux.c) with __GFP_DIRECT_RECLAIM, so
+ *    the shim's own budget for non-blocking allocations (mt_set_non_kernel)
+ *    never fails one: only the runtime decides. Live nodes are registered.
+ *  - RCU: kernel/shim/linux/rcupdate.h maps rcu_read_lock to the runtime's
+ *    and call_rcu to kmt_call_rcu, which defers the callback with
+ *    call_rcu_free (runtime/sync.h): no threads, frees when no fiber reads.
+ *  - assertions: dump_stack() (kernel/shim/kmt_prelude.h) is kmt_bug.
+ *
+ * Everything global this object and the shim's linux.o define is renamed
+ * at build time (kmt_k_<name>), except the kmt_ names, so nothing clashes
+ * with the model's tree (mt_find, mt_validate, mt_dump ...).
+ */
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/sched.h"
+#include <stdarg.h>
+#include <stdint.h>
+
+#define kmem_cache_alloc_lru kmt_hook_alloc_lru
+#define kmem_cache_alloc_bulk kmt_hook_alloc_bulk
+#define kmem_cache_free kmt_hook_free
+#define kmem_cache_free_bulk kmt_hook_free_bulk
+
+#include "maple-shared.h"
+
+#include "maple_tree.c"
+
+#undef kmem_cache_alloc_lru
+#undef kmem_cache_alloc_bulk
+#undef kmem_cache_free
+#undef kmem_cache_free_bulk
+
+/* The shim's allocator (linux.c), under its own names. */
+void *kmem_cache_alloc_lru(struct kmem_cache *cachep, struct list_lru *lru, int gfp);
+int kmem_cache_alloc_bulk(struct kmem_cache *cachep, gfp_t gfp, size_t size, void **list);
+void kmem_cache_free(struct kmem_cache *cachep, void *objp);
+void kmem_cache_free_bulk(struct kmem_cache *cachep, size_t size, void **list);
+
+#include "kmt.h"
+
+/* linux.c prints allocations when this is set (tools/lib/slab.c has it). */
+int kmalloc_verbose;
+
+/* ---- live nodes ----------------------------------------------------------- */
+
+/*
+ * Open addressing over node addresses (256-byte aligned), with a flag for
+ * the nodes handed to call_rcu. Deletion shifts the cluster back, so there
+ * are no tombstones.
+ */
+struct kmt_slot {
+	uintptr_t addr; /* 0: empty */
+	bool queued;
+};
+
+static struct kmt_slot *reg;
+static size_t reg_cap, reg_n;
+static uint64_t live_nodes;
+
+static size_t reg_hash(uintptr_t a)
+{
+	uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 20) & (reg_cap - 1);
+}
+
+static struct kmt_slot *reg_find(uintptr_t a)
+{
+	size_t i;
+
+	if (!reg_cap)
+		return NULL;
+	for (i = reg_hash(a); reg[i].addr; i = (i + 1) & (reg_cap - 1))
+		if (reg[i].addr == a)
+			return &reg[i];
+	return NULL;
+}
+
+static void reg_insert(uintptr_t a);
+
+static void reg_grow(void)
+{
+	struct kmt_slot *old = reg;
+	size_t n = reg_cap;
+
+	reg_cap = reg_cap ? 2 * reg_cap : 1024;
+	reg = calloc(reg_cap, sizeof(*reg));
+	MODEL_ASSERT(reg != NULL);
+	reg_n = 0;
+	for (size_t i = 0; i < n; i++)
+		if (old[i].addr) {
+			reg_insert(old[i].addr);
+			reg_find(old[i].addr)->queued = old[i].queued;
+		}
+	free(old);
+}
+
+static void reg_insert(uintptr_t a)
+{
+	size_t i;
+
+	if (2 * (reg_n + 1) > reg_cap)
+		reg_grow();
+	for (i = reg_hash(a); reg[i].addr; i = (i + 1) & (reg_cap - 1))
+		MODEL_ASSERT(reg[i].addr != a);
+	reg[i].addr = a;
+	reg[i].queued = false;
+	reg_n++;
+}
+
+static void reg_remove(uintptr_t a)
+{
+	struct kmt_slot *s = reg_find(a);
+	size_t i, j, k;
+
+	MODEL_ASSERT(s != NULL);
+	i = (size_t)(s - reg);
+	reg[i].addr = 0;
+	reg_n--;
+	/* shift back the entries of the cluster that can move into the hole */
+	for (j = (i + 1) & (reg_cap - 1); reg[j].addr; j = (j + 1) & (reg_cap - 1)) {
+		k = reg_hash(reg[j].addr);
+		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+			reg[i] = reg[j];
+			reg[j].addr = 0;
+			i = j;
+		}
+	}
+}
+
+static void node_born(void *p)
+{
+	reg_insert((uintptr_t)p);
+	live_nodes++;
+}
+
+static void node_dies(void *p)
+{
+	reg_remove((uintptr_t)p);
+	live_nodes--;
+}
+
+/* ---- allocation hooks ----------------------------------------------------- */
+
+void *kmt_hook_alloc_lru(struct kmem_cache *cachep, struct list_lru *lru, int gfp)
+{
+	void *p;
+
+	if (alloc_fail_next(AK_MT_NODE))
+		return NULL;
+	p = kmem_cache_alloc_lru(cachep, lru, gfp | __GFP_DIRECT_RECLAIM);
+	if (p)
+		node_born(p);
+	return p;
+}
+
+int kmt_hook_alloc_bulk(struct kmem_cache *cachep, gfp_t gfp, size_t size, void **list)
+{
+	int n;
+
+	/* each object is one allocation; one failing fails the batch, as the
+	 * kernel's kmem_cache_alloc_bulk returns 0 then */
+	for (size_t i = 0; i < size; i++)
+		if (alloc_fail_next(AK_MT_NODE))
+			return 0;
+	n = kmem_cache_alloc_bulk(cachep, gfp | __GFP_DIRECT_RECLAIM, size, list);
+	for (int i = 0; i < n; i++)
+		node_born(list[i]);
+	return n;
+}
+
+void kmt_hook_free(struct kmem_cache *cachep, void *objp)
+{
+	node_dies(objp);
+	kmem_cache_free(cachep, objp);
+}
+
+void kmt_hook_free_bulk(struct kmem_cache *cachep, size_t size, void **list)
+{
+	for (size_t i = 0; i < size; i++)
+		node_dies(list[i]);
+	kmem_cache_free_bulk(cachep, size, list);
+}
+
+/* ---- RCU ------------------------------------------------------------------ */
+
+unsigned kmt_rcu_walkers;
+
+void kmt_rcu_point(void)
+{
+	if (kmt_rcu_walkers & (1u << sched_self()->id))
+		sched_point("kernel maple tree RCU read");
+}
+
+static void kmt_rcu_run(void *obj)
+{
+	struct rcu_head *head = obj;
+
+	head->func(head);
+}
+
+void kmt_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
+{
+	struct kmt_slot *s = reg_find((uintptr_t)container_of(head, struct maple_node, rcu));
+
+	if (s)
+		s->queued = true;
+	head->func = func;
+	call_rcu_free(AK_OTHER, head, kmt_rcu_run);
+}
+
+/* ---- reports -------------------------------------------------------------- */
+
+static FILE *kmt_out;
+static uint64_t kmt_nbugs;
+
+int kmt_printf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vfprintf(kmt_out ? kmt_out : stderr, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+void kmt_bug(const char *func, int line)
+{
+	kmt_nbugs++;
+	check_fail(CK_KMT_BUG, "lib/maple_tree.c: assertion in %s (line %d of maple_tree.c)", func,
+		   line);
+}
+
+uint64_t kmt_bugs(void)
+{
+	return kmt_nbugs;
+}
+
+/* ---- trees ---------------------------------------------------------------- */
+
+struct kmt_tree {
+	struct maple_tree mt;
+};
+
+#define KMT_FLAGS (MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN | MT_FLAGS_USE_RCU)
+
+static void kmt_init_once(void)
+{
+	static bool done;
+
+	if (!done) {
+		maple_tree_init();
+		done = true;
+	}
+}
+
+void *kmt_zero(void)
+{
+	return XA_ZERO_ENTRY;
+}
+
+struct kmt_tree *kmt_create(void)
+{
+	struct kmt_tree *t;
+
+	kmt_init_once();
+	t = model_alloc(AK_OTHER, sizeof(*t));
+	if (!t)
+		return NULL;
+	mt_init_flags(&t->mt, KMT_FLAGS);
+	return t;
+}
+
+void kmt_clear(struct kmt_tree *t)
+{
+	__mt_destroy(&t->mt);
+	/* __mt_destroy keeps the attributes: still RCU, still ALLOC_RANGE */
+}
+
+void kmt_release(struct kmt_tree *t)
+{
+	kmt_clear(t);
+	model_free(AK_OTHER, t);
+}
+
+/*
+ * As the VMA tree writes (mm/vma.h): an entry by preallocating, then
+ * storing, which cannot fail (vma_iter_prealloc + vma_iter_store); a clear
+ * by mas_store_gfp (vma_iter_clear_gfp), whose GFP_NOWAIT attempt falls
+ * back to GFP_KERNEL (mas_nomem).
+ */
+int kmt_store(struct kmt_tree *t, uint64_t first, uint64_t last, void *entry)
+{
+	MA_STATE(mas, &t->mt, first, last);
+	int ret;
+
+	if (!entry)
+		return mas_store_gfp(&mas, NULL, GFP_KERNEL);
+	ret = mas_preallocate(&mas, entry, GFP_KERNEL);
+	if (ret)
+		return ret;
+	mas_store_prealloc(&mas, entry);
+	return 0;
+}
+
+int kmt_erase(struct kmt_tree *t, uint64_t index, void **old)
+{
+	MA_STATE(mas, &t->mt, index, index);
+	void *entry = mas_erase(&mas);
+
+	if (old)
+		*old = entry;
+	return mas_is_err(&mas) ? xa_err(mas.node) : 0;
+}
+
+void *kmt_load(struct kmt_tree *t, uint64_t index, uint64_t *first, uint64_t *last)
+{
+	MA_STATE(mas, &t->mt, index, index);
+	void *entry;
+
+	rcu_read_lock();
+	entry = mas_walk(&mas);
+	rcu_read_unlock();
+	*first = mas.index;
+	*last = mas.last;
+	return entry;
+}
+
+void *kmt_find(struct kmt_tree *t, uint64_t from, uint64_t max, uint64_t *first, uint64_t *last)
+{
+	MA_STATE(mas, &t->mt, from, from);
+	void *entry;
+
+	if (from > max)
+		return NULL;
+	rcu_read_lock();
+	entry = mas_find(&mas, max);
+	rcu_read_unlock();
+	*first = mas.index;
+	*last = mas.last;
+	return entry;
+}
+
+void *kmt_find_prev(struct kmt_tree *t, uint64_t from, uint64_t min, uint64_t *first,
+		    uint64_t *last)
+{
+	MA_STATE(mas, &t->mt, from, from);
+	void *entry;
+
+	if (from < min)
+		return NULL;
+	rcu_read_lock();
+	entry = mas_find_rev(&mas, min);
+	rcu_read_unlock();
+	*first = mas.index;
+	*last = mas.last;
+	return entry;
+}
+
+int kmt_gap(struct kmt_tree *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest,
+	    uint64_t *start)
+{
+	MA_STATE(mas, &t->mt, 0, 0);
+	int ret;
+
+	rcu_read_lock();
+	ret = highest ? mas_empty_area_rev(&mas, lo, hi, size) : mas_empty_area(&mas, lo, hi, size);
+	rcu_read_unlock();
+	if (!ret)
+		*start = mas.index;
+	return ret;
+}
+
+void kmt_walk(struct kmt_tree *t, uint64_t from, uint64_t to, bool rcu, kmt_visit_fn visit,
+	      void *arg)
+{
+	MA_STATE(mas, &t->mt, from, from);
+	unsigned bit = 1u << sched_self()->id;
+	void *entry;
+
+	if (from > to)
+		return;
+	if (rcu) {
+		rcu_read_lock();
+		kmt_rcu_walkers |= bit;
+	}
+	mas_for_each(&mas, entry, to)
+	{
+		if (rcu)
+			kmt_rcu_walkers &= ~bit;
+		if (!visit(arg, mas.index, mas.last, entry))
+			break;
+		if (rcu) {
+			sched_point("kernel maple tree RCU walk");
+			kmt_rcu_walkers |= bit;
+		}
+	}
+	if (rcu) {
+		kmt_rcu_walkers &= ~bit;
+		rcu_read_unlock();
+	}
+}
+
+int kmt_dup(struct kmt_tree *src, struct kmt_tree *dst)
+{
+	return __mt_dup(&src->mt, &dst->mt, GFP_KERNEL);
+}
+
+#ifdef KMT_HAVE_BULK
+struct kmt_bulk {
+	struct ma_state mas;
+	uint64_t expected, appended;
+};
+
+int kmt_bulk_begin(struct kmt_tree *t, uint64_t expected, struct kmt_bulk **b)
+{
+	struct kmt_bulk *k = model_alloc(AK_OTHER, sizeof(*k));
+	int ret;
+
+	if (!k)
+		return -ENOMEM;
+	MA_STATE(mas, &t->mt, 0, 0);
+
+	k->mas = mas;
+	k->expected = expected;
+	/* as dup_mmap did from 6.4 to 6.7: out of RCU mode while building */
+	mt_clear_in_rcu(&t->mt);
+	ret = mas_expected_entries(&k->mas, expected);
+	if (ret) {
+		mt_set_in_rcu(&t->mt);
+		model_free(AK_OTHER, k);
+		return ret;
+	}
+	*b = k;
+	return 0;
+}
+
+int kmt_bulk_append(struct kmt_bulk *k, uint64_t first, uint64_t last, void *entry)
+{
+	struct ma_state *mas = &k->mas;
+
+	/*
+	 * Past the expected count the preallocation may run out, which
+	 * mas_store treats as a bug (MAS_WR_BUG_ON): leave preallocated mode
+	 * and store as usual (mas_store_gfp uses up and frees what is left).
+	 */
+	if (k->appended++ >= k->expected)
+		mas->mas_flags &= ~MA_STATE_PREALLOC;
+	mas_set_range(mas, first, last);
+	if (mas->mas_flags & MA_STATE_PREALLOC) {
+		mas_store(mas, entry);
+		return mas_is_err(mas) ? xa_err(mas->node) : 0;
+	}
+	return mas_store_gfp(mas, entry, GFP_KERNEL);
+}
+
+void kmt_bulk_end(struct kmt_bulk *k)
+{
+	struct maple_tree *mt = k->mas.tree;
+
+	mas_destroy(&k->mas);
+	mt_set_in_rcu(mt);
+	model_free(AK_OTHER, k);
+}
+
+#endif
+
+uint64_t kmt_validate(struct kmt_tree *t)
+{
+	uint64_t before = kmt_nbugs;
+
+	rcu_read_lock();
+	mt_validate(&t->mt);
+	rcu_read_unlock();
+	return kmt_nbugs - before;
+}
+
+/* ---- pictures and counts -------------------------------------------------- */
+
+struct kmt_walk_ctx {
+	void (*put)(void *arg, uint64_t w);
+	void *arg;
+	uintptr_t *addrs;
+	uint64_t cap, n;
+};
+
+/* Pre-order: node type and end, then per slot its pivot, its entry (leaf)
+ * or its subtree (internal), and the gaps of an allocation-range node. */
+static void walk_node(struct kmt_walk_ctx *c, struct maple_enode *enode, unsigned long min,
+		      unsigned long max, unsigned depth)
+{
+	struct maple_node *node = mte_to_node(enode);
+	enum maple_type type = mte_node_type(enode);
+	unsigned long *pivots = ma_pivots(node, type);
+	void __rcu **slots = ma_slots(node, type);
+	unsigned char end, i;
+	unsigned long lo = min;
+
+	if (c->addrs && c->n < c->cap)
+		c->addrs[c->n] = (uintptr_t)node;
+	c->n++;
+	if (depth > 64 || ma_is_dense(type))
+		return;
+	end = ma_data_end(node, type, pivots, max);
+	if (c->put)
+		c->put(c->arg, (uint64_t)type | (uint64_t)end << 8 | (uint64_t)depth << 16);
+	for (i = 0; i <= end && i < mt_slots[type]; i++) {
+		unsigned long hi = i < end && i < mt_pivots[type] ? pivots[i] : max;
+		void *slot = rcu_dereference_protected(slots[i], 1);
+
+		if (c->put)
+			c->put(c->arg, hi);
+		if (ma_is_leaf(type)) {
+			if (c->put)
+				c->put(c->arg, (uintptr_t)slot);
+		} else if (slot) {
+			walk_node(c, slot, lo, hi, depth + 1);
+		}
+		if (c->put && type == maple_arange_64)
+			c->put(c->arg, ma_gaps(node, type)[i]);
+		lo = hi + 1;
+	}
+	if (c->put && type == maple_arange_64)
+		c->put(c->arg, ma_meta_gap(node));
+}
+
+static void walk_tree(struct kmt_walk_ctx *c, struct kmt_tree *t)
+{
+	void *root = rcu_dereference_protected(t->mt.ma_root, 1);
+
+	if (c->put) {
+		c->put(c->arg, t->mt.ma_flags);
+		c->put(c->arg, xa_is_node(root) ? 1 : (uintptr_t)root);
+	}
+	if (xa_is_node(root))
+		walk_node(c, root, 0, mt_node_max(root), 0);
+}
+
+void kmt_picture(struct kmt_tree *t, void (*put)(void *arg, uint64_t w), void *arg)
+{
+	struct kmt_walk_ctx c = {put, arg, NULL, 0, 0};
+
+	walk_tree(&c, t);
+}
+
+uint64_t kmt_nodes(struct kmt_tree *t, uintptr_t *addrs, uint64_t cap)
+{
+	struct kmt_walk_ctx c = {NULL, NULL, addrs, cap, 0};
+
+	walk_tree(&c, t);
+	return c.n;
+}
+
+void kmt_live(struct kmt_live *l)
+{
+	l->live = live_nodes;
+	l->pending = 0;
+	for (size_t i = 0; i < reg_cap; i++)
+		if (reg[i].addr &&
+		    (reg[i].queued || ma_dead_node((struct maple_node *)reg[i].addr)))
+			l->pending++;
+#ifdef KMT_HAVE_NR_ALLOCATED
+	l->shim = maple_node_cache ? mt_nr_allocated() : 0;
+#else
+	l->shim = -1;
+#endif
+}
+
+void kmt_dump(FILE *out, struct kmt_tree *t)
+{
+	FILE *saved = kmt_out;
+
+	kmt_out = out;
+	mt_dump(&t->mt, mt_dump_hex);
+	kmt_out = saved;
+	fflush(out);
+}
+
+static unsigned long *corrupt_at, corrupt_was;
+
+bool kmt_test_corrupt(struct kmt_tree *t)
+{
+	void *root = rcu_dereference_protected(t->mt.ma_root, 1);
+	struct maple_enode *enode = root;
+	unsigned long *pivots;
+
+	if (!xa_is_node(root))
+		return false;
+	while (!ma_is_leaf(mte_node_type(enode)))
+		enode = rcu_dereference_protected(
+		    ma_slots(mte_to_node(enode), mte_node_type(enode))[0], 1);
+	pivots = ma_pivots(mte_to_node(enode), mte_node_type(enode));
+	if (pivots[1] < 2)
+		return false;
+	/* pivots must ascend: make the first one pass the second */
+	corrupt_at = &pivots[0];
+	corrupt_was = pivots[0];
+	pivots[0] = pivots[1] + 1;
+	return true;
+}
+
+void kmt_test_restore(void)
+{
+	if (corrupt_at)
+		*corrupt_at = corrupt_was;
+	corrupt_at = NULL;
+}
+
+unsigned kmt_leaf_slots(void)
+{
+	return mt_slots[maple_leaf_64];
+}
+
+unsigned kmt_node_size(void)
+{
+	return sizeof(struct maple_node);
+}

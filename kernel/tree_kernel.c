@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tree_kernel: the tree seam (fuzz/tree_backend.h) over the kernel's own
+ * lib/maple_tree.c, reached through kernel/kmt.h (kmt_maple.c). Built only
+ * by kernel/kernel.mk, from a kernel tree given at build time.
+ *
+ * Where the kernel's semantics and the seam's differ, this file maps them
+ * (docs/kernel.md):
+ *  - store rejects first > last and reserved entries other than
+ *    XA_ZERO_ENTRY with -EINVAL before the tree sees them (the kernel would
+ *    take any reserved value it is handed by mas_store_gfp, and warns on
+ *    first > last);
+ *  - store writes as the VMA tree does: an entry with mas_preallocate +
+ *    mas_store_prealloc (one failed allocation: -ENOMEM, tree unchanged), a
+ *    NULL with mas_store_gfp, like erase (mas_erase): their GFP_NOWAIT
+ *    attempt falls back to GFP_KERNEL (mas_nomem), so one failed
+ *    allocation is retried and the write succeeds. Only a -ENOMEM result
+ *    promises an unchanged tree;
+ *  - gap: a window smaller than @size is -EBUSY here, -EINVAL for the
+ *    kernel (mas_empty_area checks max - min < size - 1 first);
+ *  - bulk appends past the expected count leave preallocated mode
+ *    (kmt_bulk_append);
+ *  - dump prints with mt_dump(mt_dump_hex): @print is not used.
+ */
+#include "tree_backend.h"
+
+#include "kmt.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool reserved(const void *entry)
+{
+	return ((uintptr_t)entry & 3) == 2 && entry != kmt_zero();
+}
+
+static void *tk_create(void)
+{
+	return kmt_create();
+}
+
+static void tk_clear(void *t)
+{
+	kmt_clear(t);
+}
+
+static void tk_release(void *t)
+{
+	kmt_release(t);
+}
+
+static int tk_store(void *t, uint64_t first, uint64_t last, void *entry)
+{
+	if (first > last || reserved(entry))
+		return -EINVAL;
+	return kmt_store(t, first, last, entry);
+}
+
+static int tk_erase(void *t, uint64_t index, void **old)
+{
+	return kmt_erase(t, index, old);
+}
+
+static void *tk_load(void *t, uint64_t index, struct tree_range *r)
+{
+	uint64_t first, last;
+	void *e = kmt_load(t, index, &first, &last);
+
+	if (r)
+		*r = (struct tree_range){first, last};
+	return e;
+}
+
+static void *tk_find(void *t, uint64_t from, uint64_t max, struct tree_range *r)
+{
+	uint64_t first, last;
+	void *e = kmt_find(t, from, max, &first, &last);
+
+	if (e && r)
+		*r = (struct tree_range){first, last};
+	return e;
+}
+
+static void *tk_find_prev(void *t, uint64_t from, uint64_t min, struct tree_range *r)
+{
+	uint64_t first, last;
+	void *e = kmt_find_prev(t, from, min, &first, &last);
+
+	if (e && r)
+		*r = (struct tree_range){first, last};
+	return e;
+}
+
+static int tk_gap(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest, uint64_t *start)
+{
+	if (!size || lo > hi)
+		return -EINVAL;
+	if (hi - lo < size - 1)
+		return -EBUSY;
+	return kmt_gap(t, lo, hi, size, highest, start);
+}
+
+struct tk_visit {
+	tree_visit_fn visit;
+	void *arg;
+};
+
+static bool tk_visit_one(void *arg, uint64_t first, uint64_t last, void *entry)
+{
+	struct tk_visit *v = arg;
+	struct tree_range r = {first, last};
+
+	return v->visit(v->arg, &r, entry);
+}
+
+static void tk_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
+{
+	struct tk_visit v = {visit, arg};
+
+	kmt_walk(t, from, to, false, tk_visit_one, &v);
+}
+
+static void tk_rcu_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
+{
+	struct tk_visit v = {visit, arg};
+
+	kmt_walk(t, from, to, true, tk_visit_one, &v);
+}
+
+static int tk_dup(void *src, void *dst)
+{
+	return kmt_dup(src, dst);
+}
+
+#ifdef KMT_HAVE_BULK
+struct tk_bulk {
+	struct kmt_bulk *b;
+	bool any;
+	uint64_t tail;
+};
+
+static int tk_bulk_begin(void *t, uint64_t expected, void **bulk)
+{
+	struct tk_bulk *tb = model_alloc(AK_OTHER, sizeof(*tb));
+	int ret;
+
+	if (!tb)
+		return -ENOMEM;
+	ret = kmt_bulk_begin(t, expected, &tb->b);
+	if (ret) {
+		model_free(AK_OTHER, tb);
+		return ret;
+	}
+	*bulk = tb;
+	return 0;
+}
+
+static int tk_bulk_append(void *bulk, uint64_t first, uint64_t last, void *entry)
+{
+	struct tk_bulk *tb = bulk;
+	int ret;
+
+	if (!entry || reserved(entry) || first > last)
+		return -EINVAL;
+	if (tb->any && (tb->tail == TREE_MAX || first <= tb->tail))
+		return -EINVAL;
+	ret = kmt_bulk_append(tb->b, first, last, entry);
+	if (!ret) {
+		tb->any = true;
+		tb->tail = last;
+	}
+	return ret;
+}
+
+static void tk_bulk_end(void *bulk)
+{
+	struct tk_bulk *tb = bulk;
+
+	kmt_bulk_end(tb->b);
+	model_free(AK_OTHER, tb);
+}
+
+#define TK_BULK(fn) fn
+#else
+#define TK_BULK(fn) NULL
+#endif
+
+static bool tk_validate(void *t)
+{
+	return kmt_validate(t) == 0;
+}
+
+static void tk_put(void *arg, uint64_t w)
+{
+	tree_picture_put(arg, w);
+}
+
+static void tk_picture(void *t, struct tree_picture *p)
+{
+	kmt_picture(t, tk_put, p);
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool tk_check_dup(void *src, void *dup)
+{
+	struct tree_picture a = {0}, b = {0};
+	uint64_t ns = kmt_nodes(src, NULL, 0), nd = kmt_nodes(dup, NULL, 0);
+	uintptr_t *addrs;
+	bool ok = true;
+
+	tk_picture(src, &a);
+	tk_picture(dup, &b);
+	if (!tree_picture_equal(&a, &b))
+		ok = check_fail(
+		    CK_MT_DUP_MISMATCH,
+		    "the kernel tree's duplicate differs from its source (%zu words, %zu)", a.n,
+		    b.n);
+	tree_picture_free(&a);
+	tree_picture_free(&b);
+	if (!ok || !ns)
+		return ok;
+	/* node for node, and no node shared */
+	addrs = malloc((ns + nd) * sizeof(*addrs));
+	if (!addrs)
+		return ok;
+	kmt_nodes(src, addrs, ns);
+	kmt_nodes(dup, addrs + ns, nd);
+	qsort(addrs, ns + nd, sizeof(*addrs), cmp_addr);
+	for (uint64_t i = 1; i < ns + nd; i++)
+		if (addrs[i] == addrs[i - 1]) {
+			ok = check_fail(
+			    CK_MT_DUP_MISMATCH,
+			    "node %#" PRIxPTR " is in both the source and the duplicate", addrs[i]);
+			break;
+		}
+	free(addrs);
+	return ok;
+}
+
+static uint64_t tk_nodes(void *t)
+{
+	return kmt_nodes(t, NULL, 0);
+}
+
+static bool tk_check_live(uint64_t reachable)
+{
+	struct kmt_live l;
+
+	kmt_live(&l);
+	if (l.shim >= 0 && (uint64_t)l.shim != l.live)
+		return check_fail(CK_MEM_LIVE_MISMATCH,
+				  "%" PRIu64 " kernel maple nodes alive by the hooks, %" PRId64
+				  " by the shim's cache",
+				  l.live, l.shim);
+	if (l.live != reachable + l.pending)
+		return check_fail(CK_MEM_LIVE_MISMATCH,
+				  "%" PRIu64 " kernel maple nodes alive, %" PRIu64
+				  " reachable, %" PRIu64 " waiting for RCU",
+				  l.live, reachable, l.pending);
+	return true;
+}
+
+static void tk_dump(FILE *out, void *t, void (*print)(FILE *out, const void *entry))
+{
+	(void)print;
+	kmt_dump(out, t);
+}
+
+const struct tree_backend tree_kernel = {
+    .name = "kernel",
+    .zero = (void *)(uintptr_t)((257 << 2) | 2), /* XA_ZERO_ENTRY, checked in the smoke test */
+    .create = tk_create,
+    .clear = tk_clear,
+    .release = tk_release,
+    .store = tk_store,
+    .erase = tk_erase,
+    .load = tk_load,
+    .find = tk_find,
+    .find_prev = tk_find_prev,
+    .gap = tk_gap,
+    .walk = tk_walk,
+    .rcu_walk = tk_rcu_walk,
+    .dup = tk_dup,
+    .bulk_begin = TK_BULK(tk_bulk_begin),
+    .bulk_append = TK_BULK(tk_bulk_append),
+    .bulk_end = TK_BULK(tk_bulk_end),
+    .validate = tk_validate,
+    .check_dup = tk_check_dup,
+    .picture = tk_picture,
+    .nodes = tk_nodes,
+    .check_live = tk_check_live,
+    .dump = tk_dump,
+};

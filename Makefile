@@ -474,6 +474,9 @@ FORCE:
 .DELETE_ON_ERROR:
 
 # The kernel backend (kernel/kernel.mk): rules only for its goals (make kernel ...).
+# The vma backend's goals (kernel/vma.mk) are kernel goals too.
+KERNEL_GOALS += kernel-vma%
 -include kernel/kernel.mk
+-include kernel/vma.mk
 
 -include $(wildcard $(OBJDIR)/*/*/*.d $(OBJDIR)/*/*/*/*.d $(OBJDIR)/*/*/*/*/*.d)

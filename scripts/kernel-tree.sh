@@ -21,7 +21,9 @@ TARBALL=/usr/src/$PKG.tar.xz
 # the shim of tools/testing/shared with tools/include and the kernel's
 # include/linux headers); radix-tree for the validation below and reference
 PARTS=(lib/maple_tree.c 'include/linux/*' 'tools/include/*' 'tools/arch/*/include/*'
-	'tools/testing/shared/*' 'tools/testing/radix-tree/*')
+	'tools/testing/shared/*' 'tools/testing/radix-tree/*'
+	# the vma backend (kernel/vma.mk): mm/vma.c with the shims of tools/testing/vma
+	mm/vma.c mm/vma.h mm/vma_internal.h 'tools/testing/vma/*')
 
 usable() {
 	[ -f "$1/lib/maple_tree.c" ] && [ -d "$1/tools/testing/radix-tree" ] &&

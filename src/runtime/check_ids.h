@@ -94,4 +94,6 @@
 	/* injected failure of an mm call (fuzz/mm_fuzz.c) */                                      \
 	X(MM_FAILED_CALL_RESULT, "a call failed by injection returns -ENOMEM (madvise: -EAGAIN)")  \
 	X(MM_FAILED_CALL_CHANGED,                                                                  \
-	  "a call failed by injection changes no mapping but what the kernel leaves changed")
+	  "a call failed by injection changes no mapping but what the kernel leaves changed")      \
+	/* the kernel's VMA code (kernel/kvma_mm.c) */                                             \
+	X(KVMA_BUG, "mm/vma.c's own checks hold (validate_mm, VM_WARN_ON, BUG_ON...)")

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel's mm/vma.c behind the address-space seam (vma_kernel.h): one
+ * process, p0, whose address space is a struct kvma_mm (kvma.h) with the
+ * program window as its mmap window. Ranges resolve as the model resolves
+ * them (fuzz/as_model.c's resolve_range), over this backend's own VMAs.
+ */
+#include "vma_kernel.h"
+
+#include "kmt.h"
+#include "kvma.h"
+#include "mm_ops.h"
+#include "runtime/check.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE (1ull << MMF_PAGE_SHIFT)
+#define MAXV 4096
+
+struct kv_state {
+	struct kvma_mm *mm;
+	struct kvma_vma v[MAXV]; /* scratch for resolve */
+};
+
+static void *kv_open(char *err, size_t errlen)
+{
+	struct kv_state *s = calloc(1, sizeof(*s));
+	static bool tree_ready;
+
+	if (!tree_ready) {
+		/* lib/maple_tree.c's node cache (maple_tree_init) comes with
+		 * kmt.o's first tree */
+		struct kmt_tree *t = kmt_create();
+
+		if (t) {
+			kmt_release(t);
+			tree_ready = true;
+		}
+	}
+	if (s && tree_ready)
+		s->mm = kvma_create(MMF_WINDOW_LO, MMF_WINDOW_HI);
+	if (s && s->mm)
+		return s;
+	free(s);
+	if (err)
+		snprintf(err, errlen, "the kernel's VMA code cannot make its address space");
+	else
+		fprintf(stderr, "vma_kernel: cannot make the address space\n");
+	return NULL;
+}
+
+static void kv_close(void *as)
+{
+	struct kv_state *s = as;
+
+	kvma_validate(s->mm);
+	kvma_destroy(s->mm);
+	if (kvma_live())
+		check_fail(CK_MEM_LEAK_AT_END,
+			   "%llu VMAs of the kernel's VMA code alive at the end",
+			   (unsigned long long)kvma_live());
+	free(s);
+}
+
+static bool kv_get(void *as, struct mm_call *c)
+{
+	(void)as;
+	return c->a.proc % MMF_MAX_PROCS == 0; /* no fork: p0 is the only process */
+}
+
+/* The k-th gap (mod their number, at most 64) inside the window. */
+static bool nth_gap(const struct kvma_vma *v, int n, unsigned k, uint64_t *first, uint64_t *last)
+{
+	uint64_t lo[64], hi[64], at = MMF_WINDOW_LO;
+	unsigned ng = 0;
+
+	for (int i = 0; ng < 64; i++) {
+		const struct kvma_vma *x = i < n ? &v[i] : NULL;
+		uint64_t stop = x && x->start < MMF_WINDOW_HI ? x->start : MMF_WINDOW_HI;
+
+		if (x && x->end <= at)
+			continue;
+		if (stop > at) {
+			lo[ng] = at;
+			hi[ng++] = stop - 1;
+		}
+		if (!x || x->end >= MMF_WINDOW_HI)
+			break;
+		at = x->end;
+	}
+	if (!ng)
+		return false;
+	*first = lo[k % ng];
+	*last = hi[k % ng];
+	return true;
+}
+
+/* as_model.c's resolve_range, over the VMAs of the kernel's tree */
+static void kv_resolve(void *as, struct mm_call *c)
+{
+	struct kv_state *s = as;
+	const struct range_spec *rs = &c->a.range;
+	int n = kvma_vmas(s->mm, 0, UINT64_MAX, s->v, MAXV);
+	uint64_t first = MMF_WINDOW_LO, last = MMF_WINDOW_HI - 1;
+	bool found = false;
+
+	switch (rs->mode) {
+	case RS_ENTRY:
+		if (n > 0) {
+			const struct kvma_vma *x = &s->v[rs->k % (unsigned)n];
+
+			first = x->start;
+			last = x->end - 1;
+			found = true;
+		}
+		break;
+	case RS_GAP:
+		found = nth_gap(s->v, n, rs->k, &first, &last);
+		break;
+	case RS_RAW:
+		first = MMF_WINDOW_LO + ((uint64_t)rs->v << MMF_PAGE_SHIFT);
+		break;
+	case RS_TOP:
+		first = MMF_WINDOW_HI - ((uint64_t)(rs->v + 1) << MMF_PAGE_SHIFT);
+		break;
+	}
+	if (!found && (rs->mode == RS_ENTRY || rs->mode == RS_GAP))
+		first = MMF_WINDOW_LO + ((uint64_t)rs->k << MMF_PAGE_SHIFT);
+	c->start = first + (uint64_t)((int64_t)rs->d * (int64_t)PAGE);
+	if (c->start < MMF_WINDOW_LO || c->start >= MMF_WINDOW_HI)
+		c->start = first;
+	if (rs->len) {
+		c->len = (uint64_t)rs->len << MMF_PAGE_SHIFT;
+	} else {
+		/* to the end of the VMA or gap holding the start */
+		uint64_t stop = MMF_WINDOW_HI;
+
+		for (int i = 0; i < n; i++) {
+			if (s->v[i].end <= c->start)
+				continue;
+			stop =
+			    s->v[i].start <= c->start
+				? s->v[i].end
+				: (s->v[i].start < MMF_WINDOW_HI ? s->v[i].start : MMF_WINDOW_HI);
+			break;
+		}
+		c->len = stop - c->start;
+	}
+	(void)last;
+}
+
+static void kv_call(void *as, struct mm_call *c)
+{
+	struct kv_state *s = as;
+
+	switch (c->code) {
+	case MMF_OP_MMAP:
+		c->result =
+		    kvma_mmap(s->mm, c->start, c->len, mmf_prot(c->a.prot), mmf_mmap_flags(&c->a));
+		break;
+	case MMF_OP_MUNMAP:
+		c->result = kvma_munmap(s->mm, c->start, c->len);
+		break;
+	case MMF_OP_MPROTECT:
+		c->result = kvma_mprotect(s->mm, c->start, c->len, mmf_prot(c->a.prot));
+		break;
+	case MMF_OP_MADVISE:
+		c->result = kvma_madvise(s->mm, c->start, c->len, mmf_advice(c->a.advice));
+		break;
+	default:
+		c->result = -ENOSYS; /* refused */
+		break;
+	}
+}
+
+static void kv_put(void *as, struct mm_call *c)
+{
+	(void)as;
+	(void)c;
+}
+
+static const char *kv_refuses(void *as, const struct mm_call *c)
+{
+	(void)as;
+	if (c->a.proc % MMF_MAX_PROCS)
+		return "the kernel's VMA code runs process p0 only (no fork)";
+	switch (c->code) {
+	case MMF_OP_MMAP:
+		if (c->a.kind != MMF_PRIVATE_ANON && c->a.kind != MMF_SHARED_ANON)
+			return "no files in the kernel's VMA stubs (anonymous memory only)";
+		return NULL;
+	case MMF_OP_MUNMAP:
+	case MMF_OP_MPROTECT:
+	case MMF_OP_MADVISE:
+		return NULL;
+	case MMF_OP_TOUCH:
+		return "the kernel's VMA stubs have no pages or page tables";
+	case MMF_OP_FORK:
+		return "no fork over the kernel's VMA code (dup_mmap is not in mm/vma.c)";
+	case MMF_OP_MAP_LIMIT:
+		return "the VMA stubs fix sysctl_max_map_count";
+	default:
+		return "only mmap, munmap, mprotect and madvise of anonymous memory run on the "
+		       "kernel's VMA code";
+	}
+}
+
+static int kv_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, struct as_vma *out,
+		   unsigned max, char *err, size_t errlen)
+{
+	struct kv_state *s = as;
+	int n;
+
+	if (proc % MMF_MAX_PROCS) {
+		snprintf(err, errlen, "the kernel's VMA code has no process p%u", proc);
+		return -1;
+	}
+	n = kvma_vmas(s->mm, lo, hi, s->v, max < MAXV ? max : MAXV);
+	for (int i = 0; i < n; i++)
+		out[i] =
+		    (struct as_vma){s->v[i].start, s->v[i].end, s->v[i].flags, s->v[i].pgoff, 0, 0};
+	return n;
+}
+
+static void kv_check(void *as)
+{
+	struct kv_state *s = as;
+
+	kvma_validate(s->mm);
+}
+
+static void kv_dump(FILE *out, void *as)
+{
+	struct kv_state *s = as;
+
+	kvma_dump(out, s->mm);
+}
+
+const struct as_backend as_kernel_vma = {
+    .name = "kernel-vma",
+    .open = kv_open,
+    .close = kv_close,
+    .get = kv_get,
+    .resolve = kv_resolve,
+    .call = kv_call,
+    .put = kv_put,
+    .refuses = kv_refuses,
+    .vmas = kv_vmas,
+    .check = kv_check,
+    .dump = kv_dump,
+};

@@ -62,6 +62,10 @@ struct as_backend {
 	void (*resolve)(void *as, struct mm_call *c);
 	void (*call)(void *as, struct mm_call *c);
 	void (*put)(void *as, struct mm_call *c);
+	/* Whether @c may absorb an injected allocation failure and succeed
+	 * (the kernel's mmap falls back to a VMA of its own when a merge's
+	 * preallocation fails); NULL: no call does. */
+	bool (*absorbs)(const struct mm_call *c);
 	/* Why the backend cannot run @c (resolved), or NULL: it can. */
 	const char *(*refuses)(void *as, const struct mm_call *c);
 

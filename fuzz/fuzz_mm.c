@@ -25,12 +25,23 @@
 
 static const char *const mm_config[] = {NULL};
 
-static const struct prog_desc mm_desc = {
+const struct prog_desc mm_desc = {
     .target = "fuzz_mm",
     .nops = MMF_NOPS,
     .ops = mmf_ops,
     .config_names = mm_config,
     .nfibers = PROG_FIBERS,
+    .args_size = sizeof(struct mm_args),
+};
+
+/* The same programs run on one thread: what a backend without real locks
+ * (the kernel's mm/vma.c with its stubs, kfuzz_vma) can run. */
+const struct prog_desc mm_seq_desc = {
+    .target = "fuzz_mm",
+    .nops = MMF_NOPS,
+    .ops = mmf_ops,
+    .config_names = mm_config,
+    .nfibers = 1,
     .args_size = sizeof(struct mm_args),
 };
 

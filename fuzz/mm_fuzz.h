@@ -16,6 +16,11 @@
 
 #include <stdint.h>
 
+/* fuzz_mm's programs (the kernel target kfuzz_vma runs them too). */
+extern const struct prog_desc mm_desc;
+/* ... on one thread: every operation on t0 (kfuzz_vma). */
+extern const struct prog_desc mm_seq_desc;
+
 /* What a target's operations get as their state. */
 struct mm_exec {
 	const struct prog_desc *desc;

@@ -32,7 +32,9 @@ extern const struct fuzz_target fuzz_fork_target;
 extern const struct fuzz_target fuzz_rollup_target;
 extern const struct fuzz_target fuzz_mtree_target;
 
-extern const struct fuzz_target kfuzz_mtree_target; /* in the kernel binaries only */
+/* in the kernel binaries only */
+extern const struct fuzz_target kfuzz_mtree_target;
+extern const struct fuzz_target kfuzz_vma_target;
 
 /* Every target of the model, NULL-terminated. */
 extern const struct fuzz_target *const fuzz_targets[];

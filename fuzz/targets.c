@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The table of all targets (target.h). */
+#include "mm_fuzz.h"
 #include "mtree_fuzz.h"
 #include "target.h"
 
@@ -22,7 +23,16 @@ static const struct fuzz_target kfuzz_mtree_info = {
     .kernel = true,
 };
 
-const struct fuzz_target *const kernel_targets[] = {&kfuzz_mtree_info, NULL};
+static const struct fuzz_target kfuzz_vma_info = {
+    .name = "kfuzz_vma",
+    .summary = "the kernel's mm/vma.c: fuzz_mm's anonymous-memory calls of p0 against the "
+	       "model (./build.sh kernel)",
+    .desc = &mm_seq_desc,
+    .run = NULL,
+    .kernel = true,
+};
+
+const struct fuzz_target *const kernel_targets[] = {&kfuzz_mtree_info, &kfuzz_vma_info, NULL};
 
 const struct fuzz_target *fuzz_target_find(const char *name)
 {

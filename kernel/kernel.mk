@@ -135,7 +135,8 @@ KFUZZ_TARGETS := $(patsubst kernel/%.c,%,$(wildcard kernel/kfuzz_*.c))
 kfuzz_main_dir = $(if $(filter replay,$(1)),replay,engine)
 define kfuzz_rules
 $(OUTDIR)/kernel/$(1)/%: $(OBJDIR)/$(1)/$(call kfuzz_main_dir,$(1))/%.o $(OBJDIR)/$(1)/kernel/%.o \
-		$(call objs,$(1),$(LIB_SRCS)) $(call kernel_objs,$(1))
+		$(call objs,$(1),$(LIB_SRCS)) $(call kernel_objs,$(1)) \
+		$(OBJDIR)/kernel-$(1)/kvma.o $(OBJDIR)/kernel-$(1)/vma_kernel.o
 	@mkdir -p $$(@D)
 	$$(call msg,LD,$$@)
 	$$(Q)$$(CC_$(1)) $$(LINK_$(1)) $$^ $$(LDLIBS) -o $$@
@@ -145,7 +146,7 @@ KFUZZ_BINS := $(foreach f,$(KMT_FLAVORS),$(addprefix $(OUTDIR)/kernel/$(f)/,$(KF
 
 .PHONY: kernel kernel-test kernel-check kfuzz
 kfuzz: $(KFUZZ_BINS)
-kernel: $(foreach f,$(KMT_FLAVORS),kernel-objs-$(f)) kernel-test kfuzz
+kernel: $(foreach f,$(KMT_FLAVORS),kernel-objs-$(f)) kernel-test kernel-vma kfuzz
 kernel-test: $(KMT_TEST_BIN)
 kernel-check: $(KMT_TEST_BIN)
 	$(KMT_TEST_BIN)

@@ -260,7 +260,10 @@ static unsigned long get_unmapped_area(struct kvma_mm *k, unsigned long addr, un
 
 	if (len > TASK_SIZE)
 		return -ENOMEM;
-	if (len > k->mmap_end - k->mmap_min)
+	/* the kernel's len > task_size - mmap_min_addr: with the window as
+	 * mmap_min_addr that would refuse MAP_FIXED mappings larger than the
+	 * window, which the kernel (with its small mmap_min_addr) maps */
+	if (!(flags & KVMA_MAP_FIXED) && len > k->mmap_end - k->mmap_min)
 		return -ENOMEM;
 	if (!(flags & KVMA_MAP_FIXED)) {
 		if (addr) {

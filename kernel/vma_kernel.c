@@ -208,12 +208,13 @@ static const char *kv_refuses(void *as, const struct mm_call *c)
 	}
 }
 
-static int kv_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, struct as_vma *out,
-		   unsigned max, char *err, size_t errlen)
+static int kv_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage,
+		   struct as_vma *out, unsigned max, char *err, size_t errlen)
 {
 	struct kv_state *s = as;
 	int n;
 
+	(void)usage; /* no pages: rss and anon are 0 */
 	if (proc % MMF_MAX_PROCS) {
 		snprintf(err, errlen, "the kernel's VMA code has no process p%u", proc);
 		return -1;
@@ -239,8 +240,19 @@ static void kv_dump(FILE *out, void *as)
 	kvma_dump(out, s->mm);
 }
 
+/* Any call may succeed on an injected failure: the maple tree retries a
+ * failed non-blocking node allocation with a blocking one (mas_store_gfp),
+ * and __mmap_region falls back to an unmerged VMA when a merge's
+ * preallocation fails. */
+static bool kv_absorbs(const struct mm_call *c)
+{
+	(void)c;
+	return true;
+}
+
 const struct as_backend as_kernel_vma = {
     .name = "kernel-vma",
+    .absorbs = kv_absorbs,
     .open = kv_open,
     .close = kv_close,
     .get = kv_get,

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The kernel targets (kernel/, docs/kernel.md): built from the kernel tree
 # scripts/kernel-tree.sh finds ($KSRC, else Debian's linux-source-6.12,
-# installed as root), the backend's smoke test passes, fuzz_mtree's seeds
+# installed as root), the backends' smoke tests pass, fuzz_mtree's seeds
 # and regressions run clean on the kernel's maple tree with the model's tree
-# as its shadow, the tool finds the kernel drivers, and every kernel finding
-# in bugs/kernel/ still fails as recorded.
+# as its shadow, fuzz_mm's on the kernel's mm/vma.c with the model as its,
+# the tool finds the kernel drivers, and every kernel finding in
+# bugs/kernel/ still fails as recorded.
 set -uo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 OUT=${OUT:-$ROOT/out}
@@ -20,9 +21,19 @@ if ! make -s -j"$(nproc 2>/dev/null || echo 2)" kernel >"$T/build.log" 2>&1; the
 fi
 ok
 expect 0 ' passed, 0 failed' "$OUT/kernel/tests/test_tree_kernel"
-for f in "$OUT/kernel/replay/kfuzz_mtree" "$OUT/kernel/libfuzzer/kfuzz_mtree"; do
-	[ -x "$f" ] && ok || bad "$f was not built"
+expect 0 ' passed, 0 failed' "$OUT/kernel/tests/test_vma_kernel"
+for t in kfuzz_mtree kfuzz_vma; do
+	for f in "$OUT/kernel/replay/$t" "$OUT/kernel/libfuzzer/$t"; do
+		[ -x "$f" ] && ok || bad "$f was not built"
+	done
 done
+# fuzz_mm's seeds and regressions on the kernel's mm/vma.c, one thread,
+# against the model (calls the kernel side cannot run run on neither)
+n=$(find "$OUT/corpus/fuzz_mm" -type f | wc -l)
+expect 0 "kfuzz_vma: $n inputs replayed, none failed" "$OUT/kernel/replay/kfuzz_vma" \
+	"$OUT/corpus/fuzz_mm"
+[ -d "$OUT/regress/fuzz_mm" ] &&
+	expect 0 'none failed' "$OUT/kernel/replay/kfuzz_vma" "$OUT/regress/fuzz_mm"
 
 # fuzz_mtree's seeds and regressions: clean on the kernel's tree too
 n=$(find "$OUT/corpus/fuzz_mtree" -type f | wc -l)

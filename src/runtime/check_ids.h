@@ -96,4 +96,5 @@
 	X(MM_FAILED_CALL_CHANGED,                                                                  \
 	  "a call failed by injection changes no mapping but what the kernel leaves changed")      \
 	/* the kernel's VMA code (kernel/kvma_mm.c) */                                             \
-	X(KVMA_BUG, "mm/vma.c's own checks hold (validate_mm, VM_WARN_ON, BUG_ON...)")
+	X(KVMA_BUG, "mm/vma.c's own checks hold (validate_mm, VM_WARN_ON, BUG_ON...)")             \
+	X(AS_BACKENDS_DIFFER, "two address-space backends give equal results and hold equal VMAs")

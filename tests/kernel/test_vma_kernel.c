@@ -91,8 +91,8 @@ static bool both(struct pair *p, const struct mm_call *call)
 	check_clear();
 	as_model.check(p->m);
 	as_kernel_vma.check(p->k);
-	na = as_model.vmas(p->m, 0, VLO, VHI, va, VMAX, err, sizeof(err));
-	nb = as_kernel_vma.vmas(p->k, 0, VLO, VHI, vb, VMAX, err, sizeof(err));
+	na = as_model.vmas(p->m, 0, VLO, VHI, false, va, VMAX, err, sizeof(err));
+	nb = as_kernel_vma.vmas(p->k, 0, VLO, VHI, false, vb, VMAX, err, sizeof(err));
 	ncalls++;
 	nok += a.result >= 0;
 	nvmas += na > 0 ? (uint64_t)na : 0;

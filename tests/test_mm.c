@@ -215,9 +215,11 @@ static bool test_max_map_count(void)
 	ASSERT_EQ(map(0x1a, 1, PROT_READ, PRIV_ANON), A(0x1a));
 	mm->max_map_count = mm->map_count;
 
-	/* at the limit: a split is refused, a new map is not */
+	/* at the limit: a split is refused, a new map is not; madvise says
+	 * -EAGAIN (madvise_vma_behavior turns -ENOMEM into it: measured on
+	 * this machine's 6.18 kernel, a real process filled to 65530 maps) */
 	ASSERT_EQ(mm_mprotect(mm, A(0x10), P(1), RW), -ENOMEM);
-	ASSERT_EQ(mm_madvise(mm, A(0x10), P(1), MADV_DONTFORK), -ENOMEM);
+	ASSERT_EQ(mm_madvise(mm, A(0x10), P(1), MADV_DONTFORK), -EAGAIN);
 	ASSERT_EQ(mm_munmap(mm, A(0x12), P(1)), -ENOMEM);
 	ASSERT_EQ(map(0x30, 1, PROT_READ, PRIV_ANON), A(0x30));
 	ASSERT_EQ(mm->map_count, mm->max_map_count + 1);

@@ -54,7 +54,7 @@ for txt in bugs/kernel/*.txt; do
 	expect 0 '' "$V" compile "$txt" -o "$T/$name"
 	rc=0
 	# (the subshell keeps bash's "Aborted" notice out of the output)
-	("$OUT/kernel/replay/kfuzz_mtree" "$T/$name" >"$T/$name.log" 2>&1) 2>/dev/null || rc=$?
+	("$OUT/kernel/replay/kfuzz_mtree" "$T/$name" >"$T/$name.log" 2>&1; exit $?) 2>/dev/null || rc=$?
 	want=$(sed -n 's/^# expect: //p' "$txt" | head -n 1)
 	if [ -z "$want" ]; then
 		bad "bugs/kernel/$name has no '# expect:' line"

@@ -64,6 +64,9 @@ for txt in bugs/kernel/*.txt; do
 		bad "bugs/kernel/$name no longer fails as recorded (exit $rc): a fixed tree? update bugs/kernel/README.md"
 		tail -n 5 "$T/$name.log"
 	fi
+	# triage names the kernel's functions (their names before our renaming)
+	b=$(sed -n 's/^# bucket names: //p' "$txt" | head -n 1)
+	[ -z "$b" ] || expect 0 "$b" "$V" triage --target kfuzz_mtree "$T/$name"
 	# the model's tree runs the same program clean
 	expect 0 'none failed' "$OUT/replay/fuzz_mtree" "$T/$name"
 done

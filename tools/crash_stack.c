@@ -41,6 +41,17 @@ enum source_part crash_source_part(const char *file, const char **rel)
 			break;
 		end = c - 1;
 	}
+	/* not ours: a kernel tree's lib/ or mm/ (its src/ would be ours) */
+	end = strrchr(file, '/');
+	if (end) {
+		const char *c;
+
+		if (component_is(file, end, "lib", &c) || component_is(file, end, "mm", &c)) {
+			if (rel)
+				*rel = c;
+			return SOURCE_KERNEL;
+		}
+	}
 	return SOURCE_OTHER;
 }
 
@@ -113,7 +124,7 @@ static void keep_frame(struct frames *fs, struct crash_frame *f, const char *rel
 
 void crash_pick_frames(const char *text, struct crash_result *r)
 {
-	struct frames model = {.n = 0}, harness = {.n = 0};
+	struct frames model = {.n = 0}, harness = {.n = 0}, kernel = {.n = 0};
 	const struct frames *pick;
 	bool started = false;
 	char line[1024];
@@ -138,11 +149,19 @@ void crash_pick_frames(const char *text, struct crash_result *r)
 		case SOURCE_HARNESS:
 			keep_frame(&harness, &f, rel);
 			break;
+		case SOURCE_KERNEL:
+			/* the kernel's name, not the one our build renamed it to */
+			for (const char *pfx = "kmt_k_\0kvma_k_\0"; *pfx; pfx += strlen(pfx) + 1)
+				if (!strncmp(f.func, pfx, strlen(pfx)))
+					memmove(f.func, f.func + strlen(pfx),
+						strlen(f.func) - strlen(pfx) + 1);
+			keep_frame(&kernel, &f, rel);
+			break;
 		case SOURCE_OTHER:
 			break;
 		}
 	}
-	pick = model.n ? &model : &harness;
+	pick = kernel.n ? &kernel : model.n ? &model : &harness;
 	memcpy(r->frames, pick->v, pick->n * sizeof(pick->v[0]));
 	r->nframes = pick->n;
 }

@@ -19,7 +19,9 @@
 
 #include <stdbool.h>
 
-enum source_part { SOURCE_OTHER, SOURCE_MODEL, SOURCE_HARNESS };
+/* SOURCE_KERNEL: a kernel tree's file, lib/x.c or mm/x.c (the kernel
+ * targets compile them from the tree): a bucket names those first. */
+enum source_part { SOURCE_OTHER, SOURCE_MODEL, SOURCE_HARNESS, SOURCE_KERNEL };
 
 /* Which part of the tree @file is in; for the model and the harness, *@rel
  * (if non-NULL) points into @file at "src/..." or "fuzz/...". */

@@ -10,13 +10,16 @@
 # time to the first crash and what reported it are printed.
 #
 #   scripts/kernel-bugs.sh [NAME...] [--seconds S] [--runs R] [--jobs J] [--csv]
-#                          [--expect-found] [--baseline] [--check]
+#                          [--expect-found] [--baseline] [--check] [--reproduce]
 #   scripts/kernel-bugs.sh baseline ...   only the unpatched tree
 #
 # S (default 300) per run, R (default 3) runs with -seed=1..R, J (default 1)
 # at once. --baseline also fuzzes the unpatched tree built the same way (it
 # should find nothing). --check only dry-runs every patch against the tree
-# (the CI check). A patch that no longer applies is reported and makes the
+# (the CI check). --reproduce builds only the replay flavor and checks that
+# each bug's stored program (bugs/kernel-patches/<name>.txt, where there is
+# one) fails on the patched build and runs clean on out/kernel/replay
+# (exit 1 if not). A patch that no longer applies is reported and makes the
 # exit status 2. The bug builds define KMT_RCU_WALK_LOCKED: the rcu_walk
 # operation walks the kernel's tree without yielding to writers, so the
 # known finding bugs/kernel/maple_find_rewalk_empty.txt (an RCU iterator
@@ -31,10 +34,10 @@ BUGFLAGS="-DKMT_RCU_WALK_LOCKED -DKMT_GAP_WHOLE_NULL_AS_EMPTY"
 TARGET=kfuzz_mtree TWIN=fuzz_mtree
 
 usage() {
-	sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
-seconds=300 runs=3 jobs=1 csv=0 expect_found=0 baseline=0 check=0
+seconds=300 runs=3 jobs=1 csv=0 expect_found=0 baseline=0 check=0 reproduce=0
 names=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -55,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--expect-found) expect_found=1 ;;
 	--baseline) baseline=1 ;;
 	--check) check=1 ;;
+	--reproduce) reproduce=1 ;;
 	-h | --help)
 		usage
 		exit 0
@@ -142,6 +146,39 @@ run() {
 		echo "- -"
 	fi
 }
+
+# --reproduce: each stored program fails on its bug's build, not on the tree's
+if [ "$reproduce" = 1 ]; then
+	[ "$bad_patch" = 0 ] || exit 2
+	failed=0
+	for n in "${names[@]}"; do
+		txt=$PATCHES/$n.txt out=out/kernel-bugs/$n
+		[ -f "$txt" ] || continue
+		mkdir -p "$out"
+		if ! { shadow "$n" "$out/src" && make -s --no-print-directory -j"$NPROC" OUTDIR="$out" \
+			KSRC="$out/src" EXTRA_CFLAGS="$BUGFLAGS" "$out/kernel/replay/$TARGET"; } \
+			>"$out/build.log" 2>&1; then
+			echo "build.sh bugs --kernel: building $n failed ($out/build.log)" >&2
+			tail -n 20 "$out/build.log" >&2
+			exit 1
+		fi
+		out/vmafuzz compile "$txt" -o "$out/repro.bin" || exit 1
+		# (the group's stderr takes the shell's "Aborted" for the expected crash)
+		rc=0
+		{ "$out/kernel/replay/$TARGET" "$out/repro.bin" >"$out/repro.log" 2>&1; } 2>/dev/null || rc=$?
+		if [ "$rc" = 0 ]; then
+			echo "$n: $txt runs clean on the patched build ($out/repro.log)" >&2
+			failed=1
+		elif [ -x "out/kernel/replay/$TARGET" ] &&
+			! "out/kernel/replay/$TARGET" "$out/repro.bin" >"$out/repro-tree.log" 2>&1; then
+			echo "$n: $txt fails on the unpatched tree too ($out/repro-tree.log)" >&2
+			failed=1
+		else
+			echo "$n: $txt fails on the patched build ($(bugs_caught_by "$out/repro.log"))"
+		fi
+	done
+	exit "$failed"
+fi
 
 make -s --no-print-directory -j"$NPROC" corpus >/dev/null || exit 1
 

@@ -7,7 +7,10 @@
 # (symlinks to the kernel tree's include/ and tools/, a patched copy of
 # lib/maple_tree.c) is built into kfuzz_mtree with its own OUTDIR, fuzzed
 # from fuzz_mtree's seeds minus any seed named for the bug, and the median
-# time to the first crash and what reported it are printed.
+# time to the first crash that is the bug's and what reported it are
+# printed: a crash counts only if the unpatched tree, built the same way
+# (out/kernel-bugs/baseline), runs it clean; after a crash of the tree's own
+# libFuzzer goes on from the corpus it has grown, and such crashes are counted.
 #
 #   scripts/kernel-bugs.sh [NAME...] [--seconds S] [--runs R] [--jobs J] [--csv]
 #                          [--expect-found] [--baseline] [--check] [--reproduce]
@@ -20,10 +23,10 @@
 # each bug's stored program (bugs/kernel-patches/<name>.txt, where there is
 # one) fails on the patched build and runs clean on out/kernel/replay
 # (exit 1 if not). A patch that no longer applies is reported and makes the
-# exit status 2. The bug builds define KMT_RCU_WALK_LOCKED: the rcu_walk
-# operation walks the kernel's tree without yielding to writers, so the
-# known finding bugs/kernel/maple_find_rewalk_empty.txt (an RCU iterator
-# meeting an emptied tree) does not mask the bugs measured (docs/kernel.md).
+# exit status 2. The bug builds define KMT_RCU_WALK_LOCKED (the rcu_walk
+# operation walks without yielding to writers, so bugs/kernel/
+# maple_find_rewalk_empty.txt does not stop every run) and
+# KMT_GAP_WHOLE_NULL_AS_EMPTY (docs/kernel.md, "Known kernel bugs").
 set -uo pipefail
 
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
@@ -34,7 +37,7 @@ BUGFLAGS="-DKMT_RCU_WALK_LOCKED -DKMT_GAP_WHOLE_NULL_AS_EMPTY"
 TARGET=kfuzz_mtree TWIN=fuzz_mtree
 
 usage() {
-	sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
 seconds=300 runs=3 jobs=1 csv=0 expect_found=0 baseline=0 check=0 reproduce=0
@@ -126,25 +129,57 @@ build() {
 		EXTRA_CFLAGS="$BUGFLAGS" "$out/kernel/libfuzzer/$TARGET" "$out/kernel/replay/$TARGET"
 }
 
-# run NAME K DIR BIN: one fuzzing run; prints "seconds caught-by" or "- -"
+# replay BIN FILE LOG: does BIN fail on FILE? (the shell's "Aborted" goes
+# to the group's stderr)
+fails() {
+	local rc=0
+	{ "$1" "$2" >"$3" 2>&1; } 2>/dev/null || rc=$?
+	[ "$rc" != 0 ]
+}
+
+# own NAME CRASH: is CRASH the bug's, i.e. does the patched replay build
+# fail on it and the unpatched (baseline) one not? The 6.12 tree has
+# findings of its own that the fuzzer meets too.
+own() {
+	local name=$1 c=$2
+	fails "out/kernel-bugs/$name/kernel/replay/$TARGET" "$c" "$c.log" &&
+		! fails "out/kernel-bugs/baseline/kernel/replay/$TARGET" "$c" "$c.baseline.log"
+}
+
+# run NAME K DIR BIN: one fuzzing run until the first crash that is the
+# bug's or S seconds; a crash of the tree's own is set aside (crash/tree/)
+# and libFuzzer starts again on the corpus grown so far, with the time left
+# and a new -seed. Prints "seconds caught-by" or "- -", then the number of
+# the tree's own crashes passed over.
 run() {
-	local name=$1 k=$2 dir=$3 bin=$4 t0 t1 rc=0
+	local name=$1 k=$2 dir=$3 bin=$4 t0 left c others=0 round=0 result="- -"
 	rm -rf "$dir"
-	mkdir -p "$dir/corpus" "$dir/crash"
+	mkdir -p "$dir/corpus" "$dir/crash/tree"
 	for s in out/corpus/"$TWIN"/*; do
 		case $(basename "$s") in *"$name"*) continue ;; esac
 		cp "$s" "$dir/corpus/"
 	done
-	t0=$(date +%s.%N)
-	ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64} \
-		"$bin" -seed="$k" -max_total_time="$seconds" -rss_limit_mb=2048 \
-		-dict="dict/$TWIN.dict" -artifact_prefix="$dir/crash/" "$dir/corpus" >"$dir/log" 2>&1 || rc=$?
-	t1=$(date +%s.%N)
-	if [ "$rc" -ne 0 ] && ls "$dir/crash"/* >/dev/null 2>&1; then
-		echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') $(bugs_caught_by "$dir/log")"
-	else
-		echo "- -"
-	fi
+	t0=$(date +%s)
+	: >"$dir/log"
+	while left=$((seconds - ($(date +%s) - t0))) && [ "$left" -gt 0 ]; do
+		ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64} \
+			"$bin" -seed=$((k + 1000 * round)) -max_total_time="$left" -rss_limit_mb=2048 \
+			-dict="dict/$TWIN.dict" -artifact_prefix="$dir/crash/" "$dir/corpus" \
+			>>"$dir/log" 2>&1
+		round=$((round + 1))
+		c=$(ls -t "$dir/crash"/crash-* "$dir/crash"/leak-* "$dir/crash"/timeout-* \
+			"$dir/crash"/oom-* 2>/dev/null | grep -v '\.log$' | head -n 1)
+		[ -n "$c" ] || break
+		if own "$name" "$c"; then
+			result="$(awk -v a="$t0" -v b="$(date -r "$c" +%s.%N)" \
+				'BEGIN { printf "%.1f", b - a }') $(bugs_caught_by "$c.log")"
+			break
+		fi
+		others=$((others + 1))
+		mv "$c" "$c".*log "$dir/crash/tree/" 2>/dev/null
+	done
+	echo "$result"
+	echo "$others"
 }
 
 # --reproduce: each stored program fails on its bug's build, not on the tree's
@@ -182,16 +217,17 @@ fi
 
 make -s --no-print-directory -j"$NPROC" corpus >/dev/null || exit 1
 
-todo=("${names[@]}")
-[ "$baseline" = 1 ] && todo+=(baseline)
-[ "$csv" = 1 ] && echo "bug,target,runs,found,median_seconds,caught_by" ||
+# the unpatched build judges every crash (own); built first
+todo=(baseline "${names[@]}")
+[ "$baseline" = 1 ] || [ ${#names[@]} -gt 0 ] || todo=()
+[ "$csv" = 1 ] && echo "bug,target,runs,found,median_seconds,caught_by,tree_crashes" ||
 	printf '%-22s %-12s %6s %9s  %s\n' bug target found "median s" "caught by"
 missing=0
 for bug in "${todo[@]}"; do
 	patchname=$bug
 	[ "$bug" = baseline ] && patchname=
 	if [ -n "$patchname" ] && ! applies "$patchname"; then
-		[ "$csv" = 1 ] && echo "$bug,$TARGET,0,0,-,patch-does-not-apply" ||
+		[ "$csv" = 1 ] && echo "$bug,$TARGET,0,0,-,patch-does-not-apply,0" ||
 			printf '%-22s %-12s %6s %9s  %s\n' "$bug" "$TARGET" - - "patch does not apply"
 		continue
 	fi
@@ -202,14 +238,16 @@ for bug in "${todo[@]}"; do
 		tail -n 20 "$out/build.log" >&2
 		exit 1
 	fi
-	times=() found=0 caught=
+	[ "$bug" != baseline ] || [ "$baseline" = 1 ] || continue
+	times=() found=0 caught= others=0
 	for k in $(seq 1 "$runs"); do
 		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 		run "$bug" "$k" "$out/runs/$k" "$out/kernel/libfuzzer/$TARGET" >"$out/runs.$k.result" &
 	done
 	wait
 	for k in $(seq 1 "$runs"); do
-		read -r t what <"$out/runs.$k.result"
+		{ read -r t what; read -r o; } <"$out/runs.$k.result"
+		others=$((others + ${o:-0}))
 		times+=("$t")
 		if [ "$t" != - ]; then
 			found=$((found + 1))
@@ -219,9 +257,10 @@ for bug in "${todo[@]}"; do
 	m=$(bugs_median "${times[@]}")
 	[ "$m" != - ] || [ "$bug" = baseline ] || missing=$((missing + 1))
 	if [ "$csv" = 1 ]; then
-		echo "$bug,$TARGET,$runs,$found,$m,${caught:--}"
+		echo "$bug,$TARGET,$runs,$found,$m,${caught:--},$others"
 	else
-		printf '%-22s %-12s %6s %9s  %s\n' "$bug" "$TARGET" "$found/$runs" "$m" "${caught:--}"
+		printf '%-22s %-12s %6s %9s  %s\n' "$bug" "$TARGET" "$found/$runs" "$m" \
+			"${caught:--}$([ "$others" = 0 ] || echo " ($others crash(es) of the tree's own passed over)")"
 	fi
 done
 [ "$csv" = 1 ] || echo "(budget ${seconds}s per run, ${runs} run(s) each; builds, logs and crashes" \

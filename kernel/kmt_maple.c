@@ -372,12 +372,44 @@ void *kmt_find_prev(struct kmt_tree *t, uint64_t from, uint64_t min, uint64_t *f
 	return entry;
 }
 
+#ifdef KMT_GAP_WHOLE_NULL_AS_EMPTY
+/*
+ * Bug-hunting builds only (docs/kernel.md): is the tree one leaf holding a
+ * single NULL over [0, ULONG_MAX]? Left so by erasing an entry that covered
+ * everything; 6.12's gap searches then compute that gap's size as
+ * ULONG_MAX - 0 + 1 = 0 and find no room (mas_rev_awalk for any size,
+ * mas_anode_descend for a window of the whole range).
+ */
+static bool kmt_whole_null_leaf(struct kmt_tree *t)
+{
+	struct maple_enode *root = t->mt.ma_root;
+	struct maple_node *node;
+	enum maple_type type;
+
+	if (!xa_is_node(root) || !mte_is_leaf(root))
+		return false;
+	node = mte_to_node(root);
+	type = mte_node_type(root);
+	return ma_data_end(node, type, ma_pivots(node, type), ULONG_MAX) == 0 &&
+	       !ma_slots(node, type)[0];
+}
+#endif
+
 int kmt_gap(struct kmt_tree *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest,
 	    uint64_t *start)
 {
 	MA_STATE(mas, &t->mt, 0, 0);
 	int ret;
 
+#ifdef KMT_GAP_WHOLE_NULL_AS_EMPTY
+	/* answer as the empty tree it holds would (its own search) */
+	struct maple_tree empty;
+
+	if (kmt_whole_null_leaf(t)) {
+		mt_init_flags(&empty, KMT_FLAGS);
+		mas.tree = &empty;
+	}
+#endif
 	rcu_read_lock();
 	ret = highest ? mas_empty_area_rev(&mas, lo, hi, size) : mas_empty_area(&mas, lo, hi, size);
 	rcu_read_unlock();
@@ -395,6 +427,16 @@ void kmt_walk(struct kmt_tree *t, uint64_t from, uint64_t to, bool rcu, kmt_visi
 
 	if (from > to)
 		return;
+#ifdef KMT_RCU_WALK_LOCKED
+	/*
+	 * Bug-hunting builds only (./build.sh bugs --kernel, docs/kernel.md):
+	 * the rcu_walk operation walks without yielding, so no writer runs
+	 * inside it; its caller holds the RCU read lock and the reference
+	 * still judges what it saw. Keeps bugs/kernel/maple_find_rewalk_empty
+	 * from hiding the reverted fixes being measured.
+	 */
+	rcu = false;
+#endif
 	if (rcu) {
 		rcu_read_lock();
 		kmt_rcu_walkers |= bit;

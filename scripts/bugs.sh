@@ -7,6 +7,7 @@
 # runs) and which invariant or sanitizer report caught it.
 #
 #   scripts/bugs.sh [NAME...] [--seconds S] [--runs R] [--jobs J] [--csv] [--expect-found]
+#   scripts/bugs.sh --kernel ...   the reverted kernel fixes (scripts/kernel-bugs.sh)
 #
 # S (default 600) is each run's budget, R (default 3) the runs per bug and
 # target, each on one core with its own -seed; J (default 1) runs of a bug
@@ -20,6 +21,16 @@ set -uo pipefail
 
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 ROOT=$PWD
+. scripts/bugs-lib.sh
+
+# --kernel: the reverted kernel fixes (scripts/kernel-bugs.sh)
+for a in "$@"; do
+	if [ "$a" = --kernel ]; then
+		args=()
+		for b in "$@"; do [ "$b" = --kernel ] || args+=("$b"); done
+		exec scripts/kernel-bugs.sh "${args[@]}"
+	fi
+done
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # bug -> the targets whose operations reach it
@@ -34,7 +45,7 @@ targets_of() {
 }
 
 usage() {
-	sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
 seconds=600 runs=3 jobs=1 csv=0 expect_found=0
@@ -97,22 +108,13 @@ run() {
 		"$dir/corpus" >"$dir/log" 2>&1 || rc=$?
 	t1=$(date +%s.%N)
 	if [ "$rc" -ne 0 ] && ls "$dir/crash"/* >/dev/null 2>&1; then
-		what=$(grep -oE 'invariant [A-Z0-9_]+ failed|ERROR: [A-Za-z]+Sanitizer: [a-z-]+|runtime error|deadly signal' \
-			"$dir/log" | head -n 1)
-		what=${what#invariant }
-		what=${what% failed}
-		what=${what#ERROR: }
-		echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') ${what// /_}"
+		what=$(bugs_caught_by "$dir/log")
+		echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') $what"
 	else
 		echo "- -"
 	fi
 }
 
-# median of the times (a miss is "-", slower than any time); "-" when most missed
-median() {
-	printf '%s\n' "$@" | sed 's/^-$/1e18/' | sort -g |
-		awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; if (m + 0 >= 1e18) print "-"; else printf "%.1f\n", m }'
-}
 
 [ "$csv" = 1 ] && echo "bug,target,runs,found,median_seconds,caught_by" ||
 	printf '%-26s %-12s %6s %9s  %s\n' bug target found "median s" "caught by"
@@ -140,7 +142,7 @@ for bug in "${names[@]}"; do
 				[ -n "$caught" ] || caught=$what
 			fi
 		done
-		m=$(median "${times[@]}")
+		m=$(bugs_median "${times[@]}")
 		[ "$m" != - ] && found_any=1
 		if [ "$csv" = 1 ]; then
 			echo "$bug,$target,$runs,$found,$m,${caught:--}"

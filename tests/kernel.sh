@@ -5,8 +5,9 @@
 # installed as root), the backends' smoke tests pass, fuzz_mtree's seeds
 # and regressions run clean on the kernel's maple tree with the model's tree
 # as its shadow, fuzz_mm's on the kernel's mm/vma.c with the model as its,
-# the tool finds the kernel drivers, and every kernel finding in
-# bugs/kernel/ still fails as recorded.
+# the tool finds the kernel drivers, every kernel finding in bugs/kernel/
+# still fails as recorded, and the reverted fixes of bugs/kernel-patches/
+# still apply (one is reproduced on its build).
 set -uo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 OUT=${OUT:-$ROOT/out}
@@ -70,4 +71,10 @@ for txt in bugs/kernel/*.txt; do
 	# the model's tree runs the same program clean
 	expect 0 'none failed' "$OUT/replay/fuzz_mtree" "$T/$name"
 done
+
+# the known kernel bugs (bugs/kernel-patches/): every revert still applies
+# to the tree, and one stored program fails on its patched build only
+expect 0 'empty_area_rev_lower: applies' scripts/kernel-bugs.sh --check
+expect 0 'empty_area_rev_lower: .* fails on the patched build' \
+	scripts/kernel-bugs.sh --reproduce empty_area_rev_lower
 finish

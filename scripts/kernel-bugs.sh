@@ -4,7 +4,7 @@
 # ./build.sh bugs --kernel: the known kernel bugs (bugs/README.md, "Kernel
 # bugs"). Each bugs/kernel-patches/<name>.patch reverts a historical fix to
 # lib/maple_tree.c; for each, a shadow tree out/kernel-bugs/<name>/src
-# (symlinks to the kernel tree's include/ and tools/, a patched copy of
+# (symlinks to the kernel tree's include/, tools/ and mm/, a patched copy of
 # lib/maple_tree.c) is built into kfuzz_mtree with its own OUTDIR, fuzzed
 # from fuzz_mtree's seeds minus any seed named for the bug, and the median
 # time to the first crash that is the bug's and what reported it are
@@ -117,6 +117,8 @@ shadow() {
 	mkdir -p "$dir/lib"
 	ln -s "$KTREE/include" "$dir/include"
 	ln -s "$KTREE/tools" "$dir/tools"
+	# mm/: the kernel targets link the vma backend too (mm/vma.c)
+	[ -d "$KTREE/mm" ] && ln -s "$KTREE/mm" "$dir/mm"
 	cp "$KTREE/lib/maple_tree.c" "$dir/lib/"
 	[ -z "$name" ] || patch -p1 --quiet -d "$dir" <"$PATCHES/$name.patch" >/dev/null
 }

@@ -334,3 +334,24 @@ int mm_run_program(const struct mm_target *t, const uint8_t *data, size_t size)
 	exec_end(&x);
 	return 0;
 }
+
+int mm_run_text(const struct as_backend *b, const char *text)
+{
+	static struct prog p;
+	struct mm_target t = {&mm_desc, b, MMF_OP_FORK, NULL, NULL};
+	char err[256];
+	uint8_t *bytes;
+	size_t n;
+	int r;
+
+	if (!prog_parse(&mm_desc, text, "program", &p, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -2;
+	}
+	bytes = malloc(prog_encoded_size(&p));
+	MODEL_ASSERT(bytes != NULL);
+	n = prog_encode(&p, bytes);
+	r = mm_run_program(&t, bytes, n);
+	free(bytes);
+	return r;
+}

@@ -48,6 +48,9 @@ int mm_run_program(const struct mm_target *t, const uint8_t *data, size_t size);
 /* Run one fuzz_mm operation (code < MMF_NOPS) through the backend; an errno
  * the kernel would return is fine, the invariants judge the state. */
 void mm_exec_op(struct mm_exec *m, const struct prog_op *op);
+/* Run a fuzz_mm program given as text on @b (tests, reproducers): 0, -1
+ * when refused, -2 when the text does not parse (the message on stderr). */
+int mm_run_text(const struct as_backend *b, const char *text);
 /* Run one call through the backend, its range already set (c->start,
  * c->len) when @resolve is false: what a prologue uses. */
 void mm_exec_call(struct mm_exec *m, struct mm_call *c, bool resolve);

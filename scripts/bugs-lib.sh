@@ -21,3 +21,29 @@ bugs_median() {
 	printf '%s\n' "$@" | sed 's/^-$/1e18/' | sort -g |
 		awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; if (m + 0 >= 1e18) print "-"; else printf "%.1f\n", m }'
 }
+
+# bugs_opt PREFIX ARGS...: take the option at the head of ARGS if it is one
+# both suites have (--seconds S, --runs R, --jobs J, --csv, --expect-found),
+# setting seconds, runs, jobs, csv or expect_found; BUGS_TOOK is how many
+# words it took (0: not one of these). A bad number: a message, exit 2.
+bugs_opt() {
+	local prefix=$1
+	shift
+	BUGS_TOOK=0
+	case $1 in
+	--seconds | --runs | --jobs)
+		if [ $# -lt 2 ] || ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then
+			echo "$prefix: $1 takes a positive number, not '${2:-}'" >&2
+			exit 2
+		fi
+		case $1 in
+		--seconds) seconds=$2 ;;
+		--runs) runs=$2 ;;
+		*) jobs=$2 ;;
+		esac
+		BUGS_TOOK=2
+		;;
+	--csv) csv=1 BUGS_TOOK=1 ;;
+	--expect-found) expect_found=1 BUGS_TOOK=1 ;;
+	esac
+}

@@ -51,22 +51,12 @@ usage() {
 seconds=600 runs=3 jobs=1 csv=0 expect_found=0
 names=()
 while [ $# -gt 0 ]; do
+	bugs_opt "build.sh bugs" "$@"
+	if [ "$BUGS_TOOK" -gt 0 ]; then
+		shift "$BUGS_TOOK"
+		continue
+	fi
 	case $1 in
-	--seconds | --runs | --jobs)
-		opt=$1
-		shift
-		if [ $# -eq 0 ] || ! [[ $1 =~ ^[1-9][0-9]*$ ]]; then
-			echo "build.sh bugs: $opt takes a positive number, not '${1:-}'" >&2
-			exit 2
-		fi
-		case $opt in
-		--seconds) seconds=$1 ;;
-		--runs) runs=$1 ;;
-		*) jobs=$1 ;;
-		esac
-		;;
-	--csv) csv=1 ;;
-	--expect-found) expect_found=1 ;;
 	-h | --help)
 		usage
 		exit 0

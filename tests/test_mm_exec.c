@@ -51,27 +51,6 @@ static void broken_call(void *as, struct mm_call *c)
 
 static struct as_backend broken;
 
-static int run_text(const struct as_backend *b, const char *text)
-{
-	const struct fuzz_target *t = fuzz_target_find("fuzz_mm");
-	struct mm_target mt = {t->desc, b, MMF_OP_FORK, NULL, NULL};
-	static struct prog p;
-	char err[256];
-	uint8_t *bytes;
-	size_t n;
-	int r;
-
-	if (!prog_parse(t->desc, text, "test", &p, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return -2;
-	}
-	bytes = malloc(prog_encoded_size(&p));
-	n = prog_encode(&p, bytes);
-	r = mm_run_program(&mt, bytes, n);
-	free(bytes);
-	return r;
-}
-
 /* mprotect's split of the first VMA fails; a second VMA lies outside. */
 static const char *const split_fails = "target fuzz_mm\n"
 				       "mmap p0 @0x10:4 r,w private f0 fixed\n"
@@ -94,9 +73,9 @@ static bool test_model_passes(void)
 
 	check_set_mode(CHECK_COLLECT);
 	check_clear();
-	ASSERT_EQ(run_text(&as_model, split_fails), 0);
+	ASSERT_EQ(mm_run_text(&as_model, split_fails), 0);
 	for (unsigned i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
-		ASSERT_EQ(run_text(&as_model, progs[i]), 0);
+		ASSERT_EQ(mm_run_text(&as_model, progs[i]), 0);
 	ASSERT_EQ(check_total(), 0);
 	check_set_mode(CHECK_ABORT);
 	return true;
@@ -110,7 +89,7 @@ static bool fires(enum breakage how, enum check_id id)
 	breakage = how;
 	check_set_mode(CHECK_COLLECT);
 	check_clear();
-	ASSERT_EQ(run_text(&broken, split_fails), 0);
+	ASSERT_EQ(mm_run_text(&broken, split_fails), 0);
 	ASSERT(check_count(id) >= 1);
 	check_set_mode(CHECK_ABORT);
 	check_clear();
@@ -159,11 +138,11 @@ static bool test_pair_differ_fires(void)
 	check_clear();
 	/* (two models in one process fail each other's memory checks, which
 	 * count every live object: only the pair's own check is looked at) */
-	ASSERT_EQ(run_text(as_pair(&as_model, &as_model), text), 0);
+	ASSERT_EQ(mm_run_text(as_pair(&as_model, &as_model), text), 0);
 	ASSERT_EQ(check_count(CK_AS_BACKENDS_DIFFER), 0);
 	lazy = as_model;
 	lazy.call = lazy_call;
-	ASSERT_EQ(run_text(as_pair(&as_model, &lazy), text), 0);
+	ASSERT_EQ(mm_run_text(as_pair(&as_model, &lazy), text), 0);
 	ASSERT(check_count(CK_AS_BACKENDS_DIFFER) >= 1);
 	check_set_mode(CHECK_ABORT);
 	check_clear();

@@ -16,13 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct lock_class lock_class_tree = {"tree_lock", 5};
-const struct lock_class lock_class_mmap = {"mmap_lock", 10};
-const struct lock_class lock_class_vma = {"vma_lock", 20};
-const struct lock_class lock_class_i_mmap = {"i_mmap_rwsem", 30};
-const struct lock_class lock_class_anon_vma = {"anon_vma_rwsem", 40};
-const struct lock_class lock_class_uffd = {"uffd_ctx_lock", 50};
-
 /* ---- lock tracking -------------------------------------------------------- */
 
 static struct held_lock *held_find(struct fiber *f, const void *lock)

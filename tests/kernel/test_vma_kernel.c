@@ -323,27 +323,6 @@ static bool test_random_programs(void)
 
 /* ---- through the executor: fail_at on the kernel's allocations ------------ */
 
-static int run_text(const struct as_backend *b, const char *text)
-{
-	const struct fuzz_target *t = fuzz_target_find("fuzz_mm");
-	struct mm_target mt = {t->desc, b, MMF_OP_FORK, NULL, NULL};
-	static struct prog p;
-	char err[256];
-	uint8_t *bytes;
-	size_t n;
-	int r;
-
-	if (!prog_parse(t->desc, text, "test", &p, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return -2;
-	}
-	bytes = malloc(prog_encoded_size(&p));
-	n = prog_encode(&p, bytes);
-	r = mm_run_program(&mt, bytes, n);
-	free(bytes);
-	return r;
-}
-
 /*
  * Every allocation position of mmap, munmap and mprotect splits: the
  * executor's checks of a failed call (MM_FAILED_CALL_RESULT: -ENOMEM;
@@ -373,7 +352,7 @@ static bool test_fail_at(void)
 				 "target fuzz_mm\nmmap p0 @0x10:8 r,w private f0 fixed\n"
 				 "mmap p0 @0x20:4 r,w private f0 fixed\n%s fail_at=%u\n",
 				 ops[i], at);
-			ASSERT_EQ(run_text(&as_kernel_vma, text), 0);
+			ASSERT_EQ(mm_run_text(&as_kernel_vma, text), 0);
 			/* a failed allocation the kernel absorbs (below) is a
 			 * difference with the model, not a failure here */
 			fail_at_absorbed += check_count(CK_MM_FAILED_CALL_RESULT);

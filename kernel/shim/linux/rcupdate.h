@@ -12,12 +12,6 @@
 #include "runtime/sync.h"
 #include <urcu/uatomic.h>
 
-/* The kernel's struct callback_head (include/linux/types.h). */
-struct rcu_head {
-	struct rcu_head *next;
-	void (*func)(struct rcu_head *head);
-};
-
 /*
  * A reader walking under RCU alone (kmt_walk with rcu) passes a scheduling
  * point before every slot it reads, so a writer may run between any two
@@ -27,16 +21,7 @@ extern unsigned kmt_rcu_walkers; /* fibers in such a walk, one bit per id */
 void kmt_rcu_point(void);
 #define kmt_rcu_step() (kmt_rcu_walkers ? kmt_rcu_point() : (void)0)
 
-#define rcu_dereference_raw(p) rcu_dereference(p)
-#define rcu_dereference_protected(p, cond) rcu_dereference(p)
 #define rcu_dereference_check(p, cond) (kmt_rcu_step(), rcu_dereference(p))
-#define RCU_INIT_POINTER(p, v)                                                                     \
-	do {                                                                                       \
-		(p) = (v);                                                                         \
-	} while (0)
-
-/* kernel/tree_kernel.c: hands @head to call_rcu_free, which calls @func. */
-void kmt_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head));
-#define call_rcu kmt_call_rcu
+#include "kmt_rcu_common.h"
 
 #endif

@@ -50,15 +50,6 @@ void __tsan_release(void *addr);
  */
 static char rcu_tsan_token;
 
-/* ---- lock classes: the same as the fiber backend's own copies (sync.c) -- */
-
-const struct lock_class lock_class_tree = {"tree_lock", 5};
-const struct lock_class lock_class_mmap = {"mmap_lock", 10};
-const struct lock_class lock_class_vma = {"vma_lock", 20};
-const struct lock_class lock_class_i_mmap = {"i_mmap_rwsem", 30};
-const struct lock_class lock_class_anon_vma = {"anon_vma_rwsem", 40};
-const struct lock_class lock_class_uffd = {"uffd_ctx_lock", 50};
-
 /* ---- per-thread state --------------------------------------------------- */
 
 struct pending_free {

@@ -48,6 +48,9 @@ struct mtree_state {
 	struct mtref ref[NTREES];
 	struct rwsem lock[NTREES];
 	struct mtref_log log[NTREES]; /* what writers stored: the RCU readers' oracle */
+	unsigned named;		      /* trees named by steps since the last check */
+	unsigned active[NTREES];      /* steps naming the tree under way */
+	uint64_t nodes[NTREES];	      /* each tree's nodes at its last check */
 };
 
 enum {
@@ -211,6 +214,18 @@ static void tree_clear(struct mtree_state *s, unsigned t)
 	mtref_log_add(&s->log[t], 0, TREE_MAX, NULL);
 }
 
+/*
+ * The picture a failed write must leave (tree_check_write): only a write
+ * whose allocation failed is compared with it, and only fail_at fails one,
+ * so a write without fail_at takes none.
+ */
+static void picture_before(struct mtree_state *s, const struct prog_op *op, unsigned t,
+			   struct tree_picture *before)
+{
+	if (op->fail_at)
+		s->b->picture(s->mt[t], before);
+}
+
 /* A write under fail_at: fails with -ENOMEM and changes nothing, or succeeds. */
 static void write_op(struct mtree_state *s, const struct prog_op *op, unsigned t, uint64_t first,
 		     uint64_t last, void *entry)
@@ -219,7 +234,7 @@ static void write_op(struct mtree_state *s, const struct prog_op *op, unsigned t
 	bool fired;
 	int err;
 
-	s->b->picture(s->mt[t], &before);
+	picture_before(s, op, t, &before);
 	exec_arm(op);
 	err = s->b->store(s->mt[t], first, last, entry);
 	fired = exec_disarm();
@@ -237,7 +252,7 @@ static void op_erase_at(struct mtree_state *s, const struct prog_op *op, unsigne
 	bool fired;
 	int err;
 
-	s->b->picture(s->mt[t], &before);
+	picture_before(s, op, t, &before);
 	exec_arm(op);
 	err = s->b->erase(s->mt[t], index, &old);
 	fired = exec_disarm();
@@ -264,7 +279,7 @@ static void op_dup(struct mtree_state *s, const struct prog_op *op, const struct
 	down_write_nested(&s->lock[src < dst ? dst : src], 1);
 	tree_clear(s, dst);
 	s->b->picture(s->mt[src], &before);
-	s->b->picture(s->mt[dst], &empty);
+	picture_before(s, op, dst, &empty);
 	exec_arm(op);
 	err = s->b->dup(s->mt[src], s->mt[dst]);
 	fired = exec_disarm();
@@ -391,19 +406,44 @@ static void locked_op(struct mtree_state *s, const struct prog_op *op, const str
 	}
 }
 
+static void step_begin(struct mtree_state *s, unsigned trees)
+{
+	for (unsigned t = 0; t < NTREES; t++)
+		s->active[t] += (trees >> t) & 1;
+}
+
+static void step_end(struct mtree_state *s, unsigned trees)
+{
+	for (unsigned t = 0; t < NTREES; t++)
+		s->active[t] -= (trees >> t) & 1;
+	s->named |= trees;
+}
+
 static void run_op(void *arg, const struct prog_op *op)
 {
 	struct mtree_state *s = arg;
 	struct mtree_args a;
 	uint64_t first = 0, last = 0;
+	unsigned named;
 
 	prog_decode_args(&mtree_desc, op, &a);
+	/*
+	 * The trees a step names are checked from its start to its end:
+	 * another fiber's step may end, and check, while this one waits for a
+	 * lock, before or after a write.
+	 */
+	named = 1u << a.tree;
+	if (op->code == OP_DUP)
+		named |= 1u << (a.other == a.tree ? (a.other + 1) % NTREES : a.other);
+	step_begin(s, named);
 	if (op->code == OP_RCU_WALK) {
 		op_rcu_walk(s, &a);
+		step_end(s, named);
 		return;
 	}
 	if (op->code == OP_DUP) {
 		op_dup(s, op, &a);
+		step_end(s, named);
 		return;
 	}
 	if (op_writes(op->code))
@@ -417,11 +457,18 @@ static void run_op(void *arg, const struct prog_op *op)
 		up_write(&s->lock[a.tree]);
 	else
 		up_read(&s->lock[a.tree]);
+	step_end(s, named);
 }
 
-/* Every tree at one moment: a backend's checks may pass scheduling points
- * (the kernel's mt_validate takes rcu_read_lock), and another fiber's
- * operation must not run in the middle of them. */
+/*
+ * After every step, the trees the steps since the last check named and
+ * those a step under way names: both validators, the contents against the reference map, the node
+ * count; and every backend's live nodes against the trees' counts (kept from each tree's last
+ * check: a tree no step named is as it was then, and a node freed or leaked from it still shows in
+ * the live count). mtree_run checks every tree once more at the end. With scheduling held: a
+ * backend's checks may pass scheduling points (the kernel's mt_validate takes rcu_read_lock), and
+ * another fiber's operation must not run in the middle of them.
+ */
 static void check_all(void *arg)
 {
 	struct mtree_state *s = arg;
@@ -429,10 +476,14 @@ static void check_all(void *arg)
 
 	sched_hold();
 	for (unsigned t = 0; t < NTREES; t++) {
-		s->b->validate(s->mt[t]);
-		mtref_matches(&s->ref[t], s->b, s->mt[t]);
-		nodes += s->b->nodes(s->mt[t]);
+		if ((s->named & (1u << t)) || s->active[t]) {
+			s->b->validate(s->mt[t]);
+			mtref_matches(&s->ref[t], s->b, s->mt[t]);
+			s->nodes[t] = s->b->nodes(s->mt[t]);
+		}
+		nodes += s->nodes[t];
 	}
+	s->named = 0;
 	s->b->check_live(nodes);
 	sched_unhold();
 }
@@ -464,6 +515,8 @@ int mtree_run(const struct tree_backend *b, const uint8_t *data, size_t size)
 	}
 	exec_begin(&x, &mtree_desc, data, size, dump_state, &s);
 	exec_run(&x, run_op, check_all);
+	s.named = (1u << NTREES) - 1;
+	check_all(&s);
 	for (unsigned t = 0; t < NTREES; t++) {
 		tree_clear(&s, t);
 		mtref_log_free(&s.log[t]);

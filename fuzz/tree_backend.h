@@ -115,7 +115,8 @@ extern const struct tree_backend tree_kernel;
  * the primary (its result is the pair's, and fail_at applies to it alone),
  * then, unless the primary's injected failure made it fail, on the shadow
  * with failure injection paused; any difference in results, entries,
- * ranges, walks or contents (checked with validate) is TREE_BACKENDS_DIFFER.
+ * ranges or walks is TREE_BACKENDS_DIFFER, so a walk of the whole range
+ * compares the contents (validate runs both validators, nothing more).
  * RCU walks run on the primary alone: the shadow's would race other
  * writes. One pair at a time: a later call replaces the two.
  */

@@ -192,32 +192,47 @@ static int pair_gap(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highe
 	return err;
 }
 
-/* A walk written down, to compare the two. */
-struct seen {
-	struct tree_range *r;
-	void **e;
-	size_t n, cap;
+/* A walk written down, to compare the two; most fit in the first block. */
+struct seen_entry {
+	struct tree_range r;
+	void *e;
 };
+
+struct seen {
+	struct seen_entry *v;
+	size_t n, cap;
+	struct seen_entry first[128];
+};
+
+static void seen_init(struct seen *s)
+{
+	s->v = s->first;
+	s->n = 0;
+	s->cap = sizeof(s->first) / sizeof(s->first[0]);
+}
 
 static bool seen_add(void *arg, const struct tree_range *r, void *e)
 {
 	struct seen *s = arg;
 
 	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->r = realloc(s->r, s->cap * sizeof(*s->r));
-		s->e = realloc(s->e, s->cap * sizeof(*s->e));
-		MODEL_ASSERT(s->r && s->e);
+		struct seen_entry *v = malloc(2 * s->cap * sizeof(*v));
+
+		MODEL_ASSERT(v != NULL);
+		memcpy(v, s->v, s->n * sizeof(*v));
+		if (s->v != s->first)
+			free(s->v);
+		s->v = v;
+		s->cap *= 2;
 	}
-	s->r[s->n] = *r;
-	s->e[s->n++] = e;
+	s->v[s->n++] = (struct seen_entry){*r, e};
 	return true;
 }
 
 static void seen_free(struct seen *s)
 {
-	free(s->r);
-	free(s->e);
+	if (s->v != s->first)
+		free(s->v);
 }
 
 /* The first place two walks differ, or -1. */
@@ -226,26 +241,40 @@ static long seen_differ(const struct seen *a, const struct seen *b)
 	size_t n = a->n < b->n ? a->n : b->n;
 
 	for (size_t i = 0; i < n; i++)
-		if (a->e[i] != b->e[i] || !same_range(&a->r[i], &b->r[i]))
+		if (a->v[i].e != b->v[i].e || !same_range(&a->v[i].r, &b->v[i].r))
 			return (long)i;
 	return a->n == b->n ? -1 : (long)n;
 }
 
+/*
+ * Both walk, and must have seen the same; the primary's entries are then
+ * visited. A walk of the whole range compares the trees' whole contents
+ * (the targets' checks do one after every step, against the reference map).
+ */
 static void pair_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
 {
 	struct pair *x = t;
-	struct seen a = {0}, b = {0};
+	struct seen a, b;
 	long at;
 
+	seen_init(&a);
+	seen_init(&b);
 	P->walk(x->p, from, to, seen_add, &a);
 	S->walk(x->s, from, to, seen_add, &b);
 	at = seen_differ(&a, &b);
-	if (at >= 0)
+	if (at >= 0) {
+		const struct seen_entry *pa = (size_t)at < a.n ? &a.v[at] : NULL;
+		const struct seen_entry *pb = (size_t)at < b.n ? &b.v[at] : NULL;
+
 		differ("walk [%#" PRIx64 ", %#" PRIx64 "] differs at entry %ld (%zu entries, the "
-		       "shadow %zu)",
-		       from, to, at, a.n, b.n);
+		       "shadow %zu): [%#" PRIx64 ", %#" PRIx64 "] -> %p, the shadow's [%#" PRIx64
+		       ", %#" PRIx64 "] -> %p",
+		       from, to, at, a.n, b.n, pa ? pa->r.first : 0, pa ? pa->r.last : 0,
+		       pa ? pa->e : NULL, pb ? pb->r.first : 0, pb ? pb->r.last : 0,
+		       pb ? pb->e : NULL);
+	}
 	for (size_t i = 0; i < a.n; i++)
-		if (!visit(arg, &a.r[i], a.e[i]))
+		if (!visit(arg, &a.v[i].r, a.v[i].e))
 			break;
 	seen_free(&a);
 	seen_free(&b);
@@ -324,29 +353,13 @@ static void pair_bulk_end(void *bulk)
 	free(pb);
 }
 
-/* Both trees sound, and holding the same. */
+/* Both trees sound (their contents are compared by a walk: pair_walk). */
 static bool pair_validate(void *t)
 {
 	struct pair *x = t;
-	struct seen a = {0}, b = {0};
 	bool ok = P->validate(x->p);
 
-	ok = S->validate(x->s) && ok; /* both, whatever the first says */
-	long at;
-
-	P->walk(x->p, 0, TREE_MAX, seen_add, &a);
-	S->walk(x->s, 0, TREE_MAX, seen_add, &b);
-	at = seen_differ(&a, &b);
-	if (at >= 0)
-		ok = differ("the trees' contents differ at entry %ld: [%#" PRIx64 ", %#" PRIx64
-			    "] -> %p, the shadow's [%#" PRIx64 ", %#" PRIx64 "] -> %p",
-			    at, (size_t)at < a.n ? a.r[at].first : 0,
-			    (size_t)at < a.n ? a.r[at].last : 0, (size_t)at < a.n ? a.e[at] : NULL,
-			    (size_t)at < b.n ? b.r[at].first : 0,
-			    (size_t)at < b.n ? b.r[at].last : 0, (size_t)at < b.n ? b.e[at] : NULL);
-	seen_free(&a);
-	seen_free(&b);
-	return ok;
+	return S->validate(x->s) && ok; /* both, whatever the first says */
 }
 
 static bool pair_check_dup(void *src, void *dup)

@@ -51,6 +51,8 @@ void kmem_cache_free(struct kmem_cache *cachep, void *objp);
 void kmem_cache_free_bulk(struct kmem_cache *cachep, size_t size, void **list);
 
 #include "kmt.h"
+#include "kmt_known.h"
+#include <setjmp.h>
 
 /* linux.c prints allocations when this is set (tools/lib/slab.c has it). */
 int kmalloc_verbose;
@@ -199,12 +201,6 @@ void kmt_hook_free_bulk(struct kmem_cache *cachep, size_t size, void **list)
 /* ---- RCU ------------------------------------------------------------------ */
 
 unsigned kmt_rcu_walkers;
-
-void kmt_rcu_point(void)
-{
-	if (kmt_rcu_walkers & (1u << sched_self()->id))
-		sched_point("kernel maple tree RCU read");
-}
 
 static void kmt_rcu_run(void *obj)
 {
@@ -372,11 +368,10 @@ void *kmt_find_prev(struct kmt_tree *t, uint64_t from, uint64_t min, uint64_t *f
 	return entry;
 }
 
-#ifdef KMT_GAP_WHOLE_NULL_AS_EMPTY
 /*
- * Bug-hunting builds only (docs/kernel.md): is the tree one leaf holding a
- * single NULL over [0, ULONG_MAX]? Left so by erasing an entry that covered
- * everything; 6.12's gap searches then compute that gap's size as
+ * Known finding gap_whole_null (kmt_known.h): is the tree one leaf holding
+ * a single NULL over [0, ULONG_MAX]? Left so by erasing an entry that
+ * covered everything; 6.12's gap searches then compute that gap's size as
  * ULONG_MAX - 0 + 1 = 0 and find no room (mas_rev_awalk for any size,
  * mas_anode_descend for a window of the whole range).
  */
@@ -393,23 +388,13 @@ static bool kmt_whole_null_leaf(struct kmt_tree *t)
 	return ma_data_end(node, type, ma_pivots(node, type), ULONG_MAX) == 0 &&
 	       !ma_slots(node, type)[0];
 }
-#endif
 
-int kmt_gap(struct kmt_tree *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest,
-	    uint64_t *start)
+static int kmt_gap_search(struct maple_tree *mt, uint64_t lo, uint64_t hi, uint64_t size,
+			  bool highest, uint64_t *start)
 {
-	MA_STATE(mas, &t->mt, 0, 0);
+	MA_STATE(mas, mt, 0, 0);
 	int ret;
 
-#ifdef KMT_GAP_WHOLE_NULL_AS_EMPTY
-	/* answer as the empty tree it holds would (its own search) */
-	struct maple_tree empty;
-
-	if (kmt_whole_null_leaf(t)) {
-		mt_init_flags(&empty, KMT_FLAGS);
-		mas.tree = &empty;
-	}
-#endif
 	rcu_read_lock();
 	ret = highest ? mas_empty_area_rev(&mas, lo, hi, size) : mas_empty_area(&mas, lo, hi, size);
 	rcu_read_unlock();
@@ -418,27 +403,102 @@ int kmt_gap(struct kmt_tree *t, uint64_t lo, uint64_t hi, uint64_t size, bool hi
 	return ret;
 }
 
+int kmt_gap(struct kmt_tree *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest,
+	    uint64_t *start)
+{
+	struct maple_tree empty;
+	int ret;
+
+	if (kmt_known_sidestep(KMT_KNOWN_GAP_WHOLE_NULL) && kmt_whole_null_leaf(t)) {
+		/* answer as the empty tree it holds would (its own search) */
+		mt_init_flags(&empty, KMT_FLAGS);
+		return kmt_gap_search(&empty, lo, hi, size, highest, start);
+	}
+	ret = kmt_gap_search(&t->mt, lo, hi, size, highest, start);
+	/*
+	 * Known finding gap_rev_top_wrap: up to ULONG_MAX, mas_rev_awalk's
+	 * room test `size <= mas->last - min + 1` wraps to 0 for the leaf slot
+	 * that starts at 0, so a NULL there is passed over. Only that slot is
+	 * affected and, the tree being more than one NULL, it ends below
+	 * ULONG_MAX: the same search up to ULONG_MAX - 1 answers what the
+	 * first one should have.
+	 */
+	if (ret == -EBUSY && highest && hi == ULONG_MAX && lo < hi && hi - 1 - lo >= size - 1 &&
+	    kmt_known_sidestep(KMT_KNOWN_GAP_REV_TOP_WRAP))
+		ret = kmt_gap_search(&t->mt, lo, hi - 1, size, highest, start);
+	return ret;
+}
+
+/*
+ * A fiber's RCU walk (kmt_walk), for kmt_rcu_point: the tree it walks and,
+ * with the find_rewalk_empty sidestep on, where to start it again.
+ */
+static struct kmt_walker {
+	struct maple_tree *mt;
+	jmp_buf *restart;
+	bool had_node; /* the tree had a node since the walk (re)started */
+} kmt_walkers[SCHED_MAX_FIBERS];
+
+/*
+ * Known finding find_rewalk_empty (kmt_known.h): once a writer has left the
+ * tree without a node (empty, or one entry at the root) while a reader's
+ * mas_find was inside it, the reader's node is dead and mas_rewalk leaves
+ * no node to retry on. The sidestep leaves the kernel's walk at that point
+ * and starts a new one after the last entry visited, as a reader that
+ * dropped and retook the RCU read lock would.
+ */
+static bool kmt_tree_has_node(struct maple_tree *mt)
+{
+	return xa_is_node(rcu_dereference_raw(mt->ma_root));
+}
+
+/* Yield to the other fibers; true when the walk is lost (above). */
+static bool kmt_walk_yield(struct kmt_walker *w, const char *where)
+{
+	w->had_node |= kmt_tree_has_node(w->mt);
+	sched_point(where);
+	return w->restart && w->had_node && !kmt_tree_has_node(w->mt);
+}
+
+static void kmt_walk_restart(struct kmt_walker *w, struct ma_state *mas, uint64_t next)
+{
+	mas_set(mas, next);
+	w->had_node = kmt_tree_has_node(w->mt);
+}
+
+void kmt_rcu_point(void)
+{
+	struct kmt_walker *w = &kmt_walkers[sched_self()->id];
+
+	if (!(kmt_rcu_walkers & (1u << sched_self()->id)))
+		return;
+	if (kmt_walk_yield(w, "kernel maple tree RCU read"))
+		longjmp(*w->restart, 1);
+}
+
 void kmt_walk(struct kmt_tree *t, uint64_t from, uint64_t to, bool rcu, kmt_visit_fn visit,
 	      void *arg)
 {
 	MA_STATE(mas, &t->mt, from, from);
+	struct kmt_walker *w = &kmt_walkers[sched_self()->id];
 	unsigned bit = 1u << sched_self()->id;
+	volatile uint64_t next = from; /* where a new walk starts */
+	volatile bool ended = false;   /* the last entry visited reaches @to */
+	jmp_buf restart;
 	void *entry;
 
 	if (from > to)
 		return;
-#ifdef KMT_RCU_WALK_LOCKED
-	/*
-	 * Bug-hunting builds only (./build.sh bugs --kernel, docs/kernel.md):
-	 * the rcu_walk operation walks without yielding, so no writer runs
-	 * inside it; its caller holds the RCU read lock and the reference
-	 * still judges what it saw. Keeps bugs/kernel/maple_find_rewalk_empty
-	 * from hiding the reverted fixes being measured.
-	 */
-	rcu = false;
-#endif
 	if (rcu) {
 		rcu_read_lock();
+		w->mt = &t->mt;
+		w->restart = kmt_known_sidestep(KMT_KNOWN_FIND_REWALK_EMPTY) ? &restart : NULL;
+		w->had_node = kmt_tree_has_node(w->mt);
+		if (setjmp(restart)) {
+			if (ended)
+				goto out;
+			kmt_walk_restart(w, &mas, next);
+		}
 		kmt_rcu_walkers |= bit;
 	}
 	mas_for_each(&mas, entry, to)
@@ -447,13 +507,23 @@ void kmt_walk(struct kmt_tree *t, uint64_t from, uint64_t to, bool rcu, kmt_visi
 			kmt_rcu_walkers &= ~bit;
 		if (!visit(arg, mas.index, mas.last, entry))
 			break;
+		if (mas.last >= to)
+			ended = true;
+		else
+			next = mas.last + 1;
 		if (rcu) {
-			sched_point("kernel maple tree RCU walk");
+			if (kmt_walk_yield(w, "kernel maple tree RCU walk")) {
+				if (ended)
+					break;
+				kmt_walk_restart(w, &mas, next);
+			}
 			kmt_rcu_walkers |= bit;
 		}
 	}
+out:
 	if (rcu) {
 		kmt_rcu_walkers &= ~bit;
+		*w = (struct kmt_walker){0};
 		rcu_read_unlock();
 	}
 }

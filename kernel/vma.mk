@@ -13,7 +13,7 @@
 #   make kernel-vma-objs-FLAVOR       FLAVOR: replay libfuzzer afl
 #
 # For each flavor F:
-#   $(call kernel_vma_objs,F) = kvma.o vma_kernel.o kmt.o of $(OBJDIR)/kernel-F/
+#   $(call kernel_vma_objs,F) = kvma.o vma_kernel.o kmt.o kmt_known.o of $(OBJDIR)/kernel-F/
 # kvma.o is mm/vma.c (with kernel/kvma_mm.c around it) in a relocatable
 # object whose references to the maple tree are renamed with kmt.o's list
 # (kmt.syms: they bind to kmt.o's tree, nodes failable through the runtime)
@@ -21,7 +21,7 @@
 # links beside the model (vma_merge_new_range, validate_mm ...).
 
 kernel_vma_objs = $(OBJDIR)/kernel-$(1)/kvma.o $(OBJDIR)/kernel-$(1)/vma_kernel.o \
-	$(OBJDIR)/kernel-$(1)/kmt.o
+	$(OBJDIR)/kernel-$(1)/kmt.o $(OBJDIR)/kernel-$(1)/kmt_known.o
 
 ifneq ($(KERNEL_WANTED),)
 
@@ -52,14 +52,14 @@ KVMA_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Werror=implicit-function-declaration 
 define kernel_vma_rules
 $(OBJDIR)/kernel-$(1)/.vma-flags: FORCE
 	@mkdir -p $$(@D)
-	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS)' | cmp -s - $$@ || \
-		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS)' > $$@
+	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
+		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' > $$@
 
 $(OBJDIR)/kernel-$(1)/kvma_mm.o: kernel/kvma_mm.c kernel/kvma.h $(OBJDIR)/kernel-$(1)/.vma-flags \
 		$(KVMA_CONFIG) $(KMT_GEN_HDRS)
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[kernel-$(1)] $$(KSRC)/mm/vma.c)
-	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) -MMD -MP -c $$< -o $$@
+	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@
 
 # Renamed: the maple tree's names as kmt.o has them, ours kvma_k_<name>.
 $(OBJDIR)/kernel-$(1)/kvma.o: $(OBJDIR)/kernel-$(1)/kvma_mm.o $(OBJDIR)/kernel-$(1)/kmt.o
@@ -76,7 +76,7 @@ $(OBJDIR)/kernel-$(1)/vma_kernel.o: kernel/vma_kernel.c kernel/vma_kernel.h kern
 		kernel/kmt.h $(OBJDIR)/kernel-$(1)/.vma-flags $(KVMA_CONFIG)
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[kernel-$(1)] $$<)
-	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) -MMD -MP -c $$< -o $$@
+	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@
 
 .PHONY: kernel-vma-objs-$(1)
 kernel-vma-objs-$(1): $(call kernel_vma_objs,$(1))

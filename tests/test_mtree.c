@@ -628,11 +628,26 @@ static void *forgetful_find(void *t, uint64_t from, uint64_t max, struct tree_ra
 	return e && r->first > 0 ? NULL : e;
 }
 
+/* A store that does nothing from index 100 on, and says it did. */
+static int dropping_store(void *t, uint64_t first, uint64_t last, void *entry)
+{
+	return first >= 100 ? 0 : tree_model.store(t, first, last, entry);
+}
+
+static bool count_visit(void *arg, const struct tree_range *r, void *e)
+{
+	(void)r;
+	(void)e;
+	++*(unsigned *)arg;
+	return true;
+}
+
 /*
  * Two backends in lockstep: the model against itself agrees on random
  * writes and reads; against a copy whose find is broken, the pair reports
  * TREE_BACKENDS_DIFFER on the first find that tells them apart, and only
- * then; contents that differ are caught by validate.
+ * then; contents that differ (a store the shadow drops but reports done)
+ * are caught by a walk of the whole range, not by validate.
  */
 static bool test_pair_differ_fires(void)
 {
@@ -667,6 +682,20 @@ static bool test_pair_differ_fires(void)
 	ASSERT_EQ(check_count(CK_TREE_BACKENDS_DIFFER), 0);
 	ASSERT(b->find(t, 25, TREE_MAX, &r) == val(2)); /* the primary's answer */
 	ASSERT_EQ(check_count(CK_TREE_BACKENDS_DIFFER), 1);
+	b->release(t);
+
+	broken = tree_model;
+	broken.store = dropping_store;
+	b = tree_pair(&tree_model, &broken);
+	t = b->create();
+	ASSERT_EQ(b->store(t, 0, 9, val(1)), 0);
+	ASSERT_EQ(b->store(t, 200, 209, val(2)), 0); /* dropped by the shadow */
+	ASSERT(b->validate(t));
+	ASSERT_EQ(check_count(CK_TREE_BACKENDS_DIFFER), 1);
+	b->walk(t, 0, 99, count_visit, &(unsigned){0});
+	ASSERT_EQ(check_count(CK_TREE_BACKENDS_DIFFER), 1);
+	b->walk(t, 0, TREE_MAX, count_visit, &(unsigned){0});
+	ASSERT_EQ(check_count(CK_TREE_BACKENDS_DIFFER), 2);
 	b->release(t);
 	check_set_mode(CHECK_ABORT);
 	check_clear();

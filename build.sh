@@ -27,6 +27,7 @@
 # OSS-Fuzz: when LIB_FUZZING_ENGINE and OUT are both set, builds exactly what
 # OSS-Fuzz expects into $OUT, whatever the arguments; objects go to
 # $WORK/vmafuzz when WORK is set (OSS-Fuzz sets it), else out/obj/oss-fuzz.
+# With KSRC=<kernel tree> set too, the kernel targets are built there as well.
 #
 # Environment: CC (replay/tool/test compiler, default clang), JOBS (parallel
 # jobs, default nproc), VMAFUZZ_NO_DEPS=1 (skip scripts/install-deps.sh),
@@ -68,6 +69,12 @@ kernel_targets() {
 	done
 }
 
+# The model target whose programs a kernel target runs (its "vmafuzz-twin:"
+# line): its seeds, dictionary and mutator are the kernel target's.
+kernel_twin() {
+	sed -n 's|^/\* vmafuzz-twin: \([a-z_]*\).*|\1|p' "kernel/$1.c" | head -n 1
+}
+
 count_files() {
 	[ -d "$1" ] && find "$1" -maxdepth 1 -type f | wc -l || echo 0
 }
@@ -86,6 +93,13 @@ oss_fuzz() {
 	local objs=()
 	[ -n "${WORK:-}" ] && objs=(OUTDIR="$WORK/vmafuzz")
 	run_make oss-fuzz OSSFUZZ_OUT="$OUT" "${objs[@]}"
+	# the kernel targets too when a kernel tree is given (OSS-Fuzz's image
+	# has no Debian package to install: oss-fuzz/Dockerfile fetches one)
+	local kts=""
+	if [ -n "${KSRC:-}" ]; then
+		run_make kfuzz-oss-fuzz OSSFUZZ_OUT="$OUT" KSRC="$KSRC" "${objs[@]}"
+		kts=$(kernel_targets)
+	fi
 
 	# Seeds are compiled by a tool built with plain $CC -O1 (no fuzzing
 	# instrumentation), in $WORK/vmafuzz-seeds or a scratch output directory.
@@ -100,13 +114,16 @@ oss_fuzz() {
 	fi
 	run_make OUTDIR="$tmp" FLAGS_tool=-O1 corpus
 
-	for t in $(targets); do
+	local tw
+	for t in $(targets) $kts; do
+		tw=$t # a kernel target's seeds and dictionary are its model twin's
+		[ -e "kernel/$t.c" ] && tw=$(kernel_twin "$t")
 		rm -f "$OUT/${t}_seed_corpus.zip"
-		if [ "$(count_files "$tmp/corpus/$t")" -gt 0 ]; then
+		if [ "$(count_files "$tmp/corpus/$tw")" -gt 0 ]; then
 			if command -v zip >/dev/null 2>&1; then
-				zip -q -j "$OUT/${t}_seed_corpus.zip" "$tmp/corpus/$t"/*
+				zip -q -j "$OUT/${t}_seed_corpus.zip" "$tmp/corpus/$tw"/*
 			else
-				python3 - "$OUT/${t}_seed_corpus.zip" "$tmp/corpus/$t" <<-'EOF'
+				python3 - "$OUT/${t}_seed_corpus.zip" "$tmp/corpus/$tw" <<-'EOF'
 				import os, sys, zipfile
 				with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
 				    for name in sorted(os.listdir(sys.argv[2])):
@@ -116,8 +133,8 @@ oss_fuzz() {
 		fi
 		{
 			echo "[libfuzzer]"
-			if [ -f "dict/$t.dict" ]; then
-				cp "dict/$t.dict" "$OUT/$t.dict"
+			if [ -f "dict/$tw.dict" ]; then
+				cp "dict/$tw.dict" "$OUT/$t.dict"
 				echo "dict = $t.dict"
 			fi
 			echo "max_len = 4096"
@@ -264,10 +281,11 @@ fuzz() {
 	# a kernel target runs its model twin's programs: kfuzz_mtree, fuzz_mtree's
 	local twin=$target kdir=""
 	if [ -e "kernel/$target.c" ]; then
-		twin=${target#k}
+		twin=$(kernel_twin "$target")
+		[ -e "fuzz/$twin.c" ] || { echo "build.sh: kernel/$target.c names no model twin" >&2; exit 2; }
 		kdir=kernel/
-		if [ "$use_afl" = 1 ] || [ "$plain" = 1 ]; then
-			echo "build.sh fuzz: $target runs under libFuzzer with the mutator only (no --afl, --plain yet)" >&2
+		if [ "$plain" = 1 ]; then
+			echo "build.sh fuzz: $target runs with the structure-aware mutator only (no --plain)" >&2
 			exit 2
 		fi
 	elif [ ! -e "fuzz/$target.c" ]; then
@@ -353,7 +371,12 @@ fuzz_afl() {
 		echo "build.sh: afl-fuzz/afl-clang-fast not found (install the afl++ package)" >&2
 		exit 1
 	fi
-	run_make "out/afl/$target" "out/afl/$target-mutator.so" "out/afl-cmplog/$target" corpus
+	# a kernel target: its own AFL++ and CmpLog builds, its twin's mutator
+	local bin=out/afl/$target cmplog=out/afl-cmplog/$target
+	if [ -n "$kdir" ]; then
+		bin=out/kernel/afl/$target cmplog=out/kernel/afl-cmplog/$target
+	fi
+	run_make "$bin" "out/afl/$twin-mutator.so" "$cmplog" corpus
 	local in=$seeds
 	if [ "$(count_files "$seeds")" -eq 0 ]; then
 		# afl-fuzz refuses an empty input directory.
@@ -370,7 +393,7 @@ fuzz_afl() {
 	done
 	# AFL_AUTORESUME: keep the output directory (and its queue) between runs.
 	export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
-		AFL_AUTORESUME=1 AFL_CUSTOM_MUTATOR_LIBRARY="$ROOT/out/afl/$target-mutator.so"
+		AFL_AUTORESUME=1 AFL_CUSTOM_MUTATOR_LIBRARY="$ROOT/out/afl/$twin-mutator.so"
 	# No pinning to a core (afl-fuzz refuses to start when every core is
 	# pinned, which on a shared machine other runs may have done), unless
 	# VMAFUZZ_AFL_BIND=1.
@@ -389,14 +412,14 @@ fuzz_afl() {
 	# the secondaries in the background, their output in $work/afl-<name>.log
 	trap 'echo "(interrupted)"; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' INT
 	for ((i = 1; i < jobs; i++)); do
-		local sec=(afl-fuzz "${common[@]}" -S "${names[i]}" -V "$secs" -- "out/afl/$target")
+		local sec=(afl-fuzz "${common[@]}" -S "${names[i]}" -V "$secs" -- "$bin")
 		echo "+ ${sec[*]} >$work/afl-${names[i]}.log &"
 		"${ns[@]}" "${sec[@]}" >"$work/afl-${names[i]}.log" 2>&1 </dev/null &
 		pids+=($!)
 	done
 	local cmd=(afl-fuzz "${common[@]}")
 	[ "$jobs" -gt 1 ] && cmd+=(-M main)
-	cmd+=(-c "out/afl-cmplog/$target" -V "$secs" -- "out/afl/$target")
+	cmd+=(-c "$cmplog" -V "$secs" -- "$bin")
 	echo "+ ${cmd[*]}"
 	"${ns[@]}" "${cmd[@]}" || rc=$?
 	for i in "${pids[@]}"; do

@@ -9,8 +9,9 @@
 #   make kernel [KSRC=<tree>]        objects of every flavor and the smoke test
 #   make kernel-test                 out/kernel/tests/test_tree_kernel
 #   make kernel-check                ... and run it
-#   make kernel-objs-FLAVOR          FLAVOR: replay libfuzzer afl
+#   make kernel-objs-FLAVOR          FLAVOR: replay libfuzzer afl afl-cmplog
 #   make kfuzz                       the kernel targets: out/kernel/FLAVOR/kfuzz_<name>
+#   make kfuzz-oss-fuzz OSSFUZZ_OUT=DIR   the same for OSS-Fuzz (build.sh sets it up)
 #
 # KSRC defaults to what scripts/kernel-tree.sh prints (Debian's
 # linux-source-6.12, unpacked into out/kernel/src/). For each flavor F:
@@ -80,6 +81,9 @@ KMT_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Ikernel/shim -I$(KMT_GEN) \
 	-include kernel/shim/kmt_prelude.h $(KMT_QUIRK_CFLAGS) $(KMT_DEFS)
 
 KMT_FLAVORS := replay libfuzzer $(if $(HAVE_AFL),afl)
+# Flavors with rules but built only when asked for (./build.sh fuzz --afl
+# asks for afl-cmplog, afl-fuzz's -c binary).
+KMT_RULE_FLAVORS := $(KMT_FLAVORS) $(if $(HAVE_AFL),afl-cmplog) $(if $(OSSFUZZ_OUT),oss-fuzz)
 
 # The kernel's files get edge coverage but no comparison tracing, for the
 # reason the model gets none (Makefile, NOCMP_FLAGS): they compare indices,
@@ -132,7 +136,7 @@ $(OBJDIR)/kernel-$(1)/kmt_known.o: kernel/kmt_known.c $(OBJDIR)/kernel-$(1)/.fla
 .PHONY: kernel-objs-$(1)
 kernel-objs-$(1): $(call kernel_objs,$(1))
 endef
-$(foreach f,$(KMT_FLAVORS),$(eval $(call kernel_rules,$(f))))
+$(foreach f,$(KMT_RULE_FLAVORS),$(eval $(call kernel_rules,$(f))))
 
 # The smoke test: the test flavor's runtime, the replay flavor's kernel.
 KMT_RUNTIME_SRCS := $(wildcard src/runtime/*.c)
@@ -156,8 +160,23 @@ $(OUTDIR)/kernel/$(1)/%: $(OBJDIR)/$(1)/$(call kfuzz_main_dir,$(1))/%.o $(OBJDIR
 	$$(call msg,LD,$$@)
 	$$(Q)$$(CC_$(1)) $$(LINK_$(1)) $$^ $$(LDLIBS) -o $$@
 endef
-$(foreach f,$(KMT_FLAVORS),$(eval $(call kfuzz_rules,$(f))))
+$(foreach f,$(KMT_RULE_FLAVORS),$(eval $(call kfuzz_rules,$(f))))
 KFUZZ_BINS := $(foreach f,$(KMT_FLAVORS),$(addprefix $(OUTDIR)/kernel/$(f)/,$(KFUZZ_TARGETS)))
+
+# OSS-Fuzz (build.sh with $LIB_FUZZING_ENGINE, $OUT and a kernel tree in
+# $KSRC): the kernel targets beside the model's in $(OSSFUZZ_OUT), compiled
+# with OSS-Fuzz's $CFLAGS and linked as it links ($CXX, $LIB_FUZZING_ENGINE).
+ifneq ($(OSSFUZZ_OUT),)
+KFUZZ_OSS_BINS := $(addprefix $(OSSFUZZ_OUT)/,$(KFUZZ_TARGETS))
+$(KFUZZ_OSS_BINS): $(OSSFUZZ_OUT)/%: $(OBJDIR)/oss-fuzz/engine/%.o $(OBJDIR)/oss-fuzz/kernel/%.o \
+		$(call objs,oss-fuzz,$(LIB_SRCS)) $(call kernel_objs,oss-fuzz) \
+		$(OBJDIR)/kernel-oss-fuzz/kvma.o $(OBJDIR)/kernel-oss-fuzz/vma_kernel.o
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CXX) $(CXXFLAGS) $^ $(LIB_FUZZING_ENGINE) $(LDLIBS) -o $@
+.PHONY: kfuzz-oss-fuzz
+kfuzz-oss-fuzz: $(KFUZZ_OSS_BINS)
+endif
 
 .PHONY: kernel kernel-test kernel-check kfuzz
 kfuzz: $(KFUZZ_BINS)

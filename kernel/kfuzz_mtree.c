@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/* vmafuzz-twin: fuzz_mtree (the model target whose seeds, dictionary and mutator it uses) */
 /*
  * kfuzz_mtree: fuzz_mtree's programs on the kernel's own lib/maple_tree.c
  * (tree_kernel, compiled from the kernel tree given at build time), with

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/* vmafuzz-twin: fuzz_mm (the model target whose seeds, dictionary and mutator it uses) */
 /*
  * kfuzz_vma: fuzz_mm's programs on the kernel's own mm/vma.c (as_kernel_vma,
  * compiled from the kernel tree given at build time, with the callers'

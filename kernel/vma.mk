@@ -81,7 +81,7 @@ $(OBJDIR)/kernel-$(1)/vma_kernel.o: kernel/vma_kernel.c kernel/vma_kernel.h kern
 .PHONY: kernel-vma-objs-$(1)
 kernel-vma-objs-$(1): $(call kernel_vma_objs,$(1))
 endef
-$(foreach f,$(KMT_FLAVORS),$(eval $(call kernel_vma_rules,$(f))))
+$(foreach f,$(KMT_RULE_FLAVORS),$(eval $(call kernel_vma_rules,$(f))))
 
 # The test: the test flavor's model, harness and runtime, the replay
 # flavor's kernel objects.

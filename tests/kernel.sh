@@ -45,6 +45,45 @@ for d in "$OUT/regress/fuzz_mtree" "$OUT/regress/kfuzz_mtree"; do
 	[ -d "$d" ] || continue
 	expect 0 'none failed' "$OUT/kernel/replay/kfuzz_mtree" "$d"
 done
+# each kernel target names its model twin, whose seeds it fuzzes from
+for k in kernel/kfuzz_*.c; do
+	tw=$(sed -n 's|^/\* vmafuzz-twin: \([a-z_]*\).*|\1|p' "$k" | head -n 1)
+	[ -n "$tw" ] && [ -e "fuzz/$tw.c" ] && [ -n "$(ls "$OUT/corpus/$tw" 2>/dev/null)" ] && ok ||
+		bad "$k names no model twin with seeds ('$tw')"
+done
+
+# OSS-Fuzz's contract (libFuzzer + ASan) with a kernel tree: the kernel
+# targets beside the model's, each with its twin's seeds, dictionary and
+# options, running OSS-Fuzz's 4-input check
+KTREE=$(OUTDIR=$OUT scripts/kernel-tree.sh 2>/dev/null)
+mkdir -p "$T/oss/out" "$T/oss/work"
+if env CC=clang CXX=clang++ \
+	CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize=fuzzer-no-link" \
+	CXXFLAGS="-O1 -fsanitize=address -fsanitize=fuzzer-no-link" LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
+	OUT="$T/oss/out" WORK="$T/oss/work" KSRC="$KTREE" VMAFUZZ_NO_DEPS=1 ./build.sh >"$T/oss.log" 2>&1; then
+	ok
+else
+	bad "OSS-Fuzz build with KSRC"; tail -n 20 "$T/oss.log"
+fi
+for k in kfuzz_mtree kfuzz_vma; do
+	for f in "$k" "${k}_seed_corpus.zip" "$k.options" "$k.dict"; do
+		[ -s "$T/oss/out/$f" ] && ok || bad "OSS-Fuzz output lacks $f"
+	done
+	if "$T/oss/out/$k" -runs=4 >"$T/oss-run.log" 2>&1 && grep -q 'Done 4 runs' "$T/oss-run.log"; then
+		ok
+	else
+		bad "OSS-Fuzz $k does not run 4 inputs"; tail -n 20 "$T/oss-run.log"
+	fi
+done
+rm -rf "$T/oss"
+
+# the AFL++ flavor (./build.sh fuzz --afl kfuzz_mtree) runs a seed and
+# fills AFL++'s map
+if command -v afl-showmap >/dev/null 2>&1 && [ -x "$OUT/kernel/afl/kfuzz_mtree" ]; then
+	seed=$(find "$OUT/corpus/fuzz_mtree" -type f | sort | head -n 1)
+	expect 0 'Captured [1-9][0-9]* tuples' afl-showmap -o "$T/map" -- \
+		"$OUT/kernel/afl/kfuzz_mtree" <"$seed"
+fi
 # and through the tool, which finds the driver in out/kernel/replay/
 expect 0 '^kfuzz_mtree ' "$V" list
 expect 0 'none failed' "$V" replay kfuzz_mtree "$OUT/corpus/fuzz_mtree"

@@ -11,7 +11,7 @@
 void tree_picture_put(struct tree_picture *p, uint64_t w)
 {
 	if (p->n == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 64;
+		p->cap = p->cap ? 2 * p->cap : 512;
 		p->w = realloc(p->w, p->cap * sizeof(*p->w));
 		MODEL_ASSERT(p->w != NULL);
 	}

@@ -132,7 +132,17 @@ static void reg_remove(uintptr_t a)
 	MODEL_ASSERT(s != NULL);
 	i = (size_t)(s - reg);
 	reg[i].addr = 0;
-	reg_n--;
+	if (--reg_n == 0) {
+		/*
+		 * Empty (every input ends so): the table goes, so that its size,
+		 * which kmt_live scans, and the growth path an input takes do not
+		 * depend on the inputs before it.
+		 */
+		free(reg);
+		reg = NULL;
+		reg_cap = 0;
+		return;
+	}
 	/* shift back the entries of the cluster that can move into the hole */
 	for (j = (i + 1) & (reg_cap - 1); reg[j].addr; j = (j + 1) & (reg_cap - 1)) {
 		k = reg_hash(reg[j].addr);

@@ -580,6 +580,14 @@ int kmt_fork(struct kmt_tree *src, struct kmt_tree *dst, const struct kmt_fork_o
 		mas.index = first; /* vma_iter_bulk_store */
 		mas.last = last;
 		mas_store(&mas, tmp);
+		/*
+		 * Known finding store_root_restart: an entry over [0, 0] alone
+		 * is held by the root, and mas_store_root leaves the iterator
+		 * at ma_start, so that the next mas_find walks index 0 again
+		 * and returns the entry just stored. Go on from index 1.
+		 */
+		if (mas_is_start(&mas) && !last && kmt_known_sidestep(KMT_KNOWN_STORE_ROOT_RESTART))
+			mas_set(&mas, 1);
 		if (!ops->copied(ops->arg, first, last, tmp)) {
 			ret = -ENOMEM;
 			mpnt = mas_find(&mas, ULONG_MAX); /* vma_next */

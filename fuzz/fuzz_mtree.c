@@ -17,6 +17,10 @@
  * reader started or what a write during the walk put there, and every
  * range that no write touched during the walk must be seen exactly once.
  *
+ * fork runs dup_mmap's tree steps from one tree into another: the copy,
+ * then each entry dropped (VM_DONTCOPY) or replaced by the child's, and on
+ * a failure the marker where the copy stopped and exit_mmap's teardown.
+ *
  * After every operation every tree is validated, compared with its map, and
  * the live tree nodes must be exactly the nodes reachable from the trees or
  * waiting for an RCU grace period. At the end all trees are destroyed and
@@ -26,6 +30,7 @@
 #include "mtref.h"
 #include "mtref_rcu.h"
 #include "mtree_fuzz.h"
+#include "runtime/alloc.h"
 #include "runtime/check.h"
 #include "runtime/mem_check.h"
 #include "runtime/sched.h"
@@ -38,6 +43,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #define NTREES 4
@@ -65,6 +71,7 @@ enum {
 	OP_BULK,
 	OP_DESTROY,
 	OP_RCU_WALK,
+	OP_FORK,
 	OP_NR
 };
 
@@ -75,7 +82,8 @@ struct mtree_args {
 	uint8_t value;		 /* store: v<n> */
 	uint8_t n;		 /* gap: size; bulk: count */
 	uint8_t dir;		 /* gap: low or high */
-	uint8_t other;		 /* dup: the destination tree */
+	uint8_t other;		 /* dup, fork: the destination tree */
+	uint8_t dontcopy;	 /* fork: entry i is VM_DONTCOPY if bit i % 8 is set */
 };
 
 #define MT_ARG(kind, prefix, max, names, field)                                                    \
@@ -115,6 +123,12 @@ static const struct prog_opdesc mtree_ops[OP_NR] = {
 		     "walk the range under RCU alone, without the tree's lock",
 		     2,
 		     {F_TREE, F_RANGE}},
+    [OP_FORK] = {"fork",
+		 "dup_mmap's tree steps into another tree (same: next); entry i is "
+		 "VM_DONTCOPY if bit i%8 of dontcopy=<mask> is set",
+		 3,
+		 {F_TREE, MT_ARG(FK_SEL, "mt", NTREES, NULL, other),
+		  MT_ARG(FK_U8, "dontcopy=", 0, NULL, dontcopy)}},
 };
 
 static const char *const mtree_config[] = {NULL};
@@ -134,9 +148,24 @@ static void *val(unsigned v)
 	return (void *)(uintptr_t)((uintptr_t)(v + 1) << 2 | 1);
 }
 
+/* A fork's child gets the parent's value with this bit flipped: an entry
+ * the fork failed to replace shows. */
+#define CHILD_TAG ((uintptr_t)1 << 20)
+
+static void *child_of(const void *e)
+{
+	return (void *)((uintptr_t)e ^ CHILD_TAG);
+}
+
 static void print_val(FILE *out, const void *e)
 {
-	fprintf(out, "v%u", (unsigned)((uintptr_t)e >> 2) - 1);
+	uintptr_t v = (uintptr_t)e;
+
+	if ((v & 3) == 2)
+		fprintf(out, "zero");
+	else
+		fprintf(out, "%s%u", v & CHILD_TAG ? "c" : "v",
+			(unsigned)((v & ~CHILD_TAG) >> 2) - 1);
 }
 
 static uint64_t add_clamped(uint64_t base, int64_t d)
@@ -265,18 +294,33 @@ static void op_erase_at(struct mtree_state *s, const struct prog_op *op, unsigne
 	tree_picture_free(&before);
 }
 
+/* dup's and fork's destination: another tree than the source. */
+static unsigned other_tree(const struct mtree_args *a)
+{
+	return a->other == a->tree ? (a->other + 1) % NTREES : a->other;
+}
+
+/* Two locks of one class: in tree order, the second nested. */
+static void lock_two(struct mtree_state *s, unsigned a, unsigned b)
+{
+	down_write(&s->lock[a < b ? a : b]);
+	down_write_nested(&s->lock[a < b ? b : a], 1);
+}
+
+static void unlock_two(struct mtree_state *s, unsigned a, unsigned b)
+{
+	up_write(&s->lock[a < b ? b : a]);
+	up_write(&s->lock[a < b ? a : b]);
+}
+
 static void op_dup(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a)
 {
-	unsigned src = a->tree, dst = a->other;
+	unsigned src = a->tree, dst = other_tree(a);
 	struct tree_picture before = {NULL, 0, 0}, empty = {NULL, 0, 0};
 	bool fired;
 	int err;
 
-	if (dst == src)
-		dst = (dst + 1) % NTREES;
-	/* two locks of one class: in tree order, the second nested */
-	down_write(&s->lock[src < dst ? src : dst]);
-	down_write_nested(&s->lock[src < dst ? dst : src], 1);
+	lock_two(s, src, dst);
 	tree_clear(s, dst);
 	s->b->picture(s->mt[src], &before);
 	picture_before(s, op, dst, &empty);
@@ -292,8 +336,227 @@ static void op_dup(struct mtree_state *s, const struct prog_op *op, const struct
 	}
 	tree_picture_free(&before);
 	tree_picture_free(&empty);
-	up_write(&s->lock[src < dst ? dst : src]);
-	up_write(&s->lock[src < dst ? src : dst]);
+	unlock_two(s, src, dst);
+}
+
+/*
+ * fork: dup_mmap's tree steps (tree_backend.h fork), the backend calling
+ * back per entry as dup_mmap handles each VMA. The answers are this file's:
+ * VM_DONTCOPY by the mask, and the two allocations of a copied VMA outside
+ * the tree, vm_area_dup before its store and copy_page_range after it,
+ * counted by fail_at like the tree's own (alloc_fail_next), so that fail_at
+ * stops a fork at a dup, an erase, or either allocation of any entry.
+ */
+#define FORK_NONE SIZE_MAX
+
+struct fork_run {
+	struct mtree_state *s;
+	unsigned src, dst;
+	uint8_t dontcopy;
+	size_t i;		  /* entries handed over so far */
+	size_t stop;		  /* the entry an answer failed, or FORK_NONE */
+	bool pages_failed;	  /* that failure was copy_page_range's */
+	enum tree_fork_step last; /* the answer for the last entry */
+	uint64_t allocs;	  /* allocations of the step when a copy was answered */
+};
+
+static bool fork_dropped(const struct fork_run *f, size_t k)
+{
+	return (f->dontcopy >> (k % 8)) & 1;
+}
+
+static enum tree_fork_step fork_entry(void *arg, const struct tree_range *r, void *e, void **child)
+{
+	struct fork_run *f = arg;
+	const struct mtref *src = &f->s->ref[f->src];
+	size_t k = f->i++;
+
+	if (f->stop != FORK_NONE)
+		check_fail(CK_MT_OP_RESULT, "fork went on to entry %zu after entry %zu failed", k,
+			   f->stop);
+	if (k >= src->n || src->v[k].first != r->first || src->v[k].last != r->last ||
+	    src->v[k].entry != e) {
+		check_fail(CK_MT_WALK,
+			   "fork's entry %zu is [%#" PRIx64 ", %#" PRIx64 "] -> %p, not the "
+			   "source's (%zu entries)",
+			   k, r->first, r->last, e, src->n);
+		f->stop = k;
+		return f->last = TREE_FORK_FAIL;
+	}
+	if (fork_dropped(f, k))
+		return f->last = TREE_FORK_DROP;
+	if (alloc_fail_next(AK_VMA)) { /* vm_area_dup */
+		f->stop = k;
+		return f->last = TREE_FORK_FAIL;
+	}
+	*child = child_of(e);
+	f->allocs = alloc_since_arm();
+	return f->last = TREE_FORK_COPY;
+}
+
+static bool fork_copied(void *arg, const struct tree_range *r, void *child)
+{
+	struct fork_run *f = arg;
+
+	/* dup_mmap ignores the store's result: it must not need memory */
+	if (alloc_since_arm() != f->allocs)
+		check_fail(CK_MT_OP_RESULT,
+			   "replacing entry %zu [%#" PRIx64 ", %#" PRIx64 "] by %p allocated",
+			   f->i - 1, r->first, r->last, child);
+	if (alloc_fail_next(AK_PGTABLE)) { /* copy_page_range */
+		f->stop = f->i - 1;
+		f->pages_failed = true;
+		return false;
+	}
+	return true;
+}
+
+/* The result of a fork against the answers it was given. */
+static void fork_judge(const struct fork_run *f, int err, bool fired)
+{
+	const struct mtree_state *s = f->s;
+
+	if (!err) {
+		if (f->stop != FORK_NONE)
+			check_fail(CK_MT_OP_RESULT, "fork returned 0, entry %zu failed", f->stop);
+		else if (fired && !s->b->retries)
+			check_fail(CK_MT_OP_RESULT, "fork returned 0 after its allocation failed");
+		else if (f->i != s->ref[f->src].n)
+			check_fail(CK_MT_WALK, "fork handled %zu of the source's %zu entries", f->i,
+				   s->ref[f->src].n);
+		return;
+	}
+	if (err != -ENOMEM || !fired)
+		check_fail(CK_MT_OP_RESULT, "fork returned %d%s", err,
+			   fired ? "" : " and no allocation failed");
+	else if (f->stop == FORK_NONE && f->i && f->last != TREE_FORK_DROP)
+		check_fail(CK_MT_OP_RESULT, "fork failed at entry %zu, whose copy needs no memory",
+			   f->i - 1);
+}
+
+/*
+ * The child's map after the fork: the source's entries, each handled one
+ * dropped or replaced by its child value; on a failure, the marker over
+ * the entry where it stopped (the failing one, or after a failed page copy
+ * the next one, if any) and the parent's entries after it. Nothing after a
+ * failed dup.
+ */
+static void fork_expect(struct fork_run *f, int err)
+{
+	struct mtree_state *s = f->s;
+	const struct mtref *src = &s->ref[f->src];
+	size_t done = f->i, mark = FORK_NONE;
+
+	if (err && !f->i)
+		return;
+	ref_copy(s, f->dst, f->src);
+	if (err) {
+		size_t at = f->stop != FORK_NONE ? f->stop : f->i - 1;
+
+		done = at + f->pages_failed;
+		mark = done < src->n ? done : FORK_NONE;
+	}
+	for (size_t k = 0; k < done && k < src->n; k++)
+		ref_store(s, f->dst, src->v[k].first, src->v[k].last,
+			  fork_dropped(f, k) ? NULL : child_of(src->v[k].entry));
+	if (mark != FORK_NONE)
+		ref_store(s, f->dst, src->v[mark].first, src->v[mark].last, s->b->zero);
+}
+
+/* exit_mmap's walk of a failed child visits the map's entries before the marker. */
+struct fork_exit_walk {
+	const struct mtref *ref;
+	const void *zero;
+	size_t i;
+};
+
+static bool fork_exit_visit(void *arg, const struct tree_range *r, void *e)
+{
+	struct fork_exit_walk *w = arg;
+	const struct mtref_range *x = w->i < w->ref->n ? &w->ref->v[w->i] : NULL;
+
+	if (!x || x->entry == w->zero || x->first != r->first || x->last != r->last ||
+	    x->entry != e)
+		check_fail(CK_MT_WALK,
+			   "fork_exit's entry %zu is [%#" PRIx64 ", %#" PRIx64 "] -> %p, the map "
+			   "holds %s there",
+			   w->i, r->first, r->last, e,
+			   !x			 ? "nothing"
+			   : x->entry == w->zero ? "the marker"
+						 : "another");
+	w->i++;
+	return true;
+}
+
+/* A failed fork's child: as the fork left it, then torn down to nothing. */
+static void fork_teardown(struct fork_run *f)
+{
+	struct mtree_state *s = f->s;
+	struct fork_exit_walk w = {&s->ref[f->dst], s->b->zero, 0};
+	size_t copies = 0;
+
+	s->b->validate(s->mt[f->dst]);
+	mtref_matches(&s->ref[f->dst], s->b, s->mt[f->dst]);
+	while (copies < w.ref->n && w.ref->v[copies].entry != w.zero)
+		copies++;
+	s->b->fork_exit(s->mt[f->dst], fork_exit_visit, &w);
+	if (w.i != copies)
+		check_fail(CK_MT_WALK, "fork_exit visited %zu entries, %zu lie before the marker",
+			   w.i, copies);
+	mtref_free(&s->ref[f->dst]);
+	mtref_log_add(&s->log[f->dst], 0, TREE_MAX, NULL);
+}
+
+/* replay -v: what the fork did. */
+static void fork_trace(const struct fork_run *f, const struct prog_op *op, int err)
+{
+	const struct mtref *child = &f->s->ref[f->dst];
+	size_t k = 0;
+
+	fputs("  ", prog_trace);
+	prog_print_op(prog_trace, &mtree_desc, op);
+	fprintf(prog_trace, "  = %d after %zu of %zu entries", err, f->i, f->s->ref[f->src].n);
+	while (k < child->n && child->v[k].entry != f->s->b->zero)
+		k++;
+	if (k < child->n)
+		fprintf(prog_trace, ", the marker over [%#" PRIx64 ", %#" PRIx64 "]",
+			child->v[k].first, child->v[k].last);
+	fputc('\n', prog_trace);
+}
+
+/*
+ * The child is no one else's until the fork ends: dup_mmap writes it out
+ * of RCU mode (freeing replaced nodes at once), so no other fiber runs
+ * meanwhile, and an RCU reader that was in the tree before finds it whole.
+ */
+static void op_fork(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a)
+{
+	struct fork_run f = {
+	    s, a->tree, other_tree(a), a->dontcopy, 0, FORK_NONE, false, TREE_FORK_COPY, 0};
+	const struct tree_fork_ops ops = {fork_entry, fork_copied, &f};
+	struct tree_picture before = {NULL, 0, 0};
+	bool fired;
+	int err;
+
+	if (!s->b->fork)
+		return;
+	lock_two(s, f.src, f.dst);
+	sched_hold();
+	tree_clear(s, f.dst);
+	s->b->picture(s->mt[f.src], &before);
+	exec_arm(op);
+	err = s->b->fork(s->mt[f.src], s->mt[f.dst], &ops);
+	fired = exec_disarm();
+	tree_check_unchanged(s->b, s->mt[f.src], &before, CK_MT_DUP_SOURCE_CHANGED, "fork");
+	fork_judge(&f, err, fired);
+	fork_expect(&f, err);
+	if (prog_trace)
+		fork_trace(&f, op, err);
+	if (err)
+		fork_teardown(&f);
+	sched_unhold();
+	unlock_two(s, f.src, f.dst);
+	tree_picture_free(&before);
 }
 
 /* Append n entries of the range's length from its start, gaps every third;
@@ -433,16 +696,16 @@ static void run_op(void *arg, const struct prog_op *op)
 	 * lock, before or after a write.
 	 */
 	named = 1u << a.tree;
-	if (op->code == OP_DUP)
-		named |= 1u << (a.other == a.tree ? (a.other + 1) % NTREES : a.other);
+	if (op->code == OP_DUP || op->code == OP_FORK)
+		named |= 1u << other_tree(&a);
 	step_begin(s, named);
 	if (op->code == OP_RCU_WALK) {
 		op_rcu_walk(s, &a);
 		step_end(s, named);
 		return;
 	}
-	if (op->code == OP_DUP) {
-		op_dup(s, op, &a);
+	if (op->code == OP_DUP || op->code == OP_FORK) {
+		(op->code == OP_DUP ? op_dup : op_fork)(s, op, &a);
 		step_end(s, named);
 		return;
 	}
@@ -528,6 +791,26 @@ int mtree_run(const struct tree_backend *b, const uint8_t *data, size_t size)
 	return 0;
 }
 
+int mtree_run_text(const struct tree_backend *b, const char *text)
+{
+	static struct prog p;
+	char err[256];
+	uint8_t *bytes;
+	size_t n;
+	int r;
+
+	if (!prog_parse(&mtree_desc, text, "program", &p, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -2;
+	}
+	bytes = malloc(prog_encoded_size(&p));
+	MODEL_ASSERT(bytes != NULL);
+	n = prog_encode(&p, bytes);
+	r = mtree_run(b, bytes, n);
+	free(bytes);
+	return r;
+}
+
 static int mtree_run_model(const uint8_t *data, size_t size)
 {
 	return mtree_run(&tree_model, data, size);
@@ -536,7 +819,7 @@ static int mtree_run_model(const uint8_t *data, size_t size)
 const struct fuzz_target fuzz_mtree_target = {
     .name = "fuzz_mtree",
     .summary = "range tree: store, erase, find, walks (also under RCU against writers), gap "
-	       "search, dup, bulk, against a reference map",
+	       "search, dup, bulk, fork, against a reference map",
     .desc = &mtree_desc,
     .run = mtree_run_model,
 };

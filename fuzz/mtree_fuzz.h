@@ -18,5 +18,7 @@ extern const struct prog_desc mtree_desc;
 /* Run one input of fuzz_mtree's programs on four trees of @b, each against
  * its reference map; 0 (failures abort with a report). */
 int mtree_run(const struct tree_backend *b, const uint8_t *data, size_t size);
+/* The same for a program in the text form; -2 when it does not parse. */
+int mtree_run_text(const struct tree_backend *b, const char *text);
 
 #endif

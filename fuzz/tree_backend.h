@@ -48,6 +48,27 @@ void tree_picture_put(struct tree_picture *p, uint64_t w);
 bool tree_picture_equal(const struct tree_picture *a, const struct tree_picture *b);
 void tree_picture_free(struct tree_picture *p);
 
+/*
+ * dup_mmap's tree steps (the fork member below): the caller decides, entry
+ * by entry of the child's tree (still the parent's entries after the dup),
+ * what the child gets, as dup_mmap decides per VMA.
+ */
+enum tree_fork_step {
+	TREE_FORK_COPY, /* replace the entry by *child, in place */
+	TREE_FORK_DROP, /* VM_DONTCOPY: erase it from the child */
+	TREE_FORK_FAIL, /* the child's VMA could not be made (vm_area_dup): stop here */
+};
+
+struct tree_fork_ops {
+	/* Entry @entry over @r, before the fork handles it. */
+	enum tree_fork_step (*entry)(void *arg, const struct tree_range *r, void *entry,
+				     void **child);
+	/* After *child replaced it: false when copying its pages failed
+	 * (copy_page_range); the fork stops and the next entry marks where. */
+	bool (*copied)(void *arg, const struct tree_range *r, void *child);
+	void *arg;
+};
+
 struct tree_backend {
 	const char *name;
 	void *zero; /* the marker entry dup_mmap stores at a failure point */
@@ -83,6 +104,21 @@ struct tree_backend {
 	void (*rcu_walk)(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg);
 	/* Duplicate @src into the empty @dst: 0, or -ENOMEM with @dst empty. */
 	int (*dup)(void *src, void *dst);
+	/*
+	 * dup_mmap's tree steps (kernel/fork.c, Linux 6.12) from @src into
+	 * the empty @dst: dup it, take @dst out of RCU mode, then each entry
+	 * of @dst in order as @ops says: a drop erases it (an allocation that
+	 * may fail), a copy replaces it over the same range (no allocation).
+	 * 0: @dst back in RCU mode. -ENOMEM: after a failed dup @dst is empty;
+	 * otherwise `zero` covers the range of the entry where it stopped (the
+	 * failing one; after a failed page copy the next one, if any) and @dst
+	 * stays out of RCU mode until fork_exit. NULL: not supported.
+	 */
+	int (*fork)(void *src, void *dst, const struct tree_fork_ops *ops);
+	/* exit_mmap's tree steps on a failed fork's child: visit its entries
+	 * from the start, up to the end or the `zero` marker, then free every
+	 * node; @t is then empty and in RCU mode again, as a new tree. */
+	void (*fork_exit)(void *t, tree_visit_fn visit, void *arg);
 	/* Append entries in ascending order into an empty tree that no reader
 	 * can see: begin with the expected count (-ENOMEM: nothing changed),
 	 * append (-EINVAL out of order, -ENOMEM), end. NULL: not supported. */
@@ -118,7 +154,9 @@ extern const struct tree_backend tree_kernel;
  * ranges or walks is TREE_BACKENDS_DIFFER, so a walk of the whole range
  * compares the contents (validate runs both validators, nothing more).
  * RCU walks run on the primary alone: the shadow's would race other
- * writes. One pair at a time: a later call replaces the two.
+ * writes. A fork's shadow gets the primary's answers per entry and is
+ * made to stop where the primary stopped (a failed dup is not replayed).
+ * One pair at a time: a later call replaces the two.
  */
 const struct tree_backend *tree_pair(const struct tree_backend *primary,
 				     const struct tree_backend *shadow);

@@ -109,6 +109,63 @@ static int model_dup(void *src, void *dst)
 	return mt_dup(src, dst);
 }
 
+/* Mark where a failed fork stopped: in place over an entry, cannot fail. */
+static int model_fork_mark(struct mtree *child, const struct mt_range *r)
+{
+	MODEL_ASSERT(mt_store_range(child, r->first, r->last, MT_ZERO_ENTRY) == 0);
+	return -ENOMEM;
+}
+
+/* src/mm/fork.c's fork_tree_dup on bare entries, with the RCU mode of 6.12. */
+static int model_fork(void *src, void *dst, const struct tree_fork_ops *ops)
+{
+	struct mtree *child = dst;
+	struct mt_cursor c;
+	void *e, *copy;
+	int err = mt_dup(src, child);
+
+	if (err)
+		return err;
+	mt_set_rcu(child, false);
+	mt_cursor_init(&c, child, 0);
+	while ((e = mt_cursor_next(&c))) {
+		struct mt_range r = c.range;
+		const struct tree_range *tr = (const struct tree_range *)(const void *)&r;
+
+		switch (ops->entry(ops->arg, tr, e, &copy)) {
+		case TREE_FORK_DROP:
+			if (mt_store_range(child, r.first, r.last, NULL))
+				return model_fork_mark(child, &r);
+			continue;
+		case TREE_FORK_FAIL:
+			return model_fork_mark(child, &r);
+		case TREE_FORK_COPY:
+			break;
+		}
+		mt_cursor_replace(&c, copy);
+		if (!ops->copied(ops->arg, tr, copy)) {
+			if (mt_cursor_next(&c))
+				model_fork_mark(child, &c.range);
+			return -ENOMEM;
+		}
+	}
+	mt_set_rcu(child, true);
+	return 0;
+}
+
+/* exit_mmap (src/mm/exit.c) on bare entries. */
+static void model_fork_exit(void *t, tree_visit_fn visit, void *arg)
+{
+	struct mt_cursor c;
+	void *e;
+
+	mt_cursor_init(&c, t, 0);
+	while ((e = mt_cursor_next(&c)) && !mt_is_zero(e))
+		visit(arg, (const struct tree_range *)(const void *)&c.range, e);
+	mt_destroy(t);
+	mt_set_rcu(t, true);
+}
+
 static int model_bulk_begin(void *t, uint64_t expected, void **bulk)
 {
 	struct mt_bulk *b = malloc(sizeof(*b));
@@ -187,6 +244,8 @@ const struct tree_backend tree_model = {
     .walk = model_walk,
     .rcu_walk = model_rcu_walk,
     .dup = model_dup,
+    .fork = model_fork,
+    .fork_exit = model_fork_exit,
     .bulk_begin = model_bulk_begin,
     .bulk_append = model_bulk_append,
     .bulk_end = model_bulk_end,

@@ -52,6 +52,12 @@ static bool shadow_runs(int err)
 	return !(err == -ENOMEM && alloc_fail_fired());
 }
 
+/* The same entry: each backend marks a failed fork with its own `zero`. */
+static bool same_entry(const void *e, const void *se)
+{
+	return e == se || (e == P->zero && se == S->zero);
+}
+
 static void *pair_create(void)
 {
 	struct pair *x = calloc(1, sizeof(*x));
@@ -126,7 +132,7 @@ static int pair_erase(void *t, uint64_t index, void **old)
 	alloc_fail_pause(&pause);
 	serr = S->erase(x->s, index, &sold);
 	alloc_fail_resume(&pause);
-	if (serr != err || (!err && sold != *old))
+	if (serr != err || (!err && !same_entry(*old, sold)))
 		differ("erase at %#" PRIx64 " returned %d (%p), the shadow %d (%p)", index, err,
 		       *old, serr, sold);
 	return err;
@@ -143,7 +149,7 @@ static void *pair_load(void *t, uint64_t index, struct tree_range *r)
 	struct tree_range sr;
 	void *e = P->load(x->p, index, r), *se = S->load(x->s, index, &sr);
 
-	if (e != se || !same_range(r, &sr))
+	if (!same_entry(e, se) || !same_range(r, &sr))
 		differ("load %#" PRIx64 " gives [%#" PRIx64 ", %#" PRIx64 "] -> %p, the shadow "
 		       "[%#" PRIx64 ", %#" PRIx64 "] -> %p",
 		       index, r->first, r->last, e, sr.first, sr.last, se);
@@ -159,7 +165,7 @@ static void *pair_find_either(void *t, uint64_t from, uint64_t bound, struct tre
 	void *e = prev ? P->find_prev(x->p, from, bound, r) : P->find(x->p, from, bound, r);
 	void *se = prev ? S->find_prev(x->s, from, bound, &sr) : S->find(x->s, from, bound, &sr);
 
-	if (e != se || (e && !same_range(r, &sr)))
+	if (!same_entry(e, se) || (e && !same_range(r, &sr)))
 		differ("%s from %#" PRIx64 " gives %p at [%#" PRIx64 ", %#" PRIx64 "], the shadow "
 		       "%p at [%#" PRIx64 ", %#" PRIx64 "]",
 		       prev ? "find_prev" : "find", from, e, r->first, r->last, se, sr.first,
@@ -241,43 +247,52 @@ static long seen_differ(const struct seen *a, const struct seen *b)
 	size_t n = a->n < b->n ? a->n : b->n;
 
 	for (size_t i = 0; i < n; i++)
-		if (a->v[i].e != b->v[i].e || !same_range(&a->v[i].r, &b->v[i].r))
+		if (!same_entry(a->v[i].e, b->v[i].e) || !same_range(&a->v[i].r, &b->v[i].r))
 			return (long)i;
 	return a->n == b->n ? -1 : (long)n;
 }
 
+/* Two walks of @what must have seen the same; the primary's entries are
+ * then visited. */
+static void seen_judge(struct seen *a, struct seen *b, const char *what, tree_visit_fn visit,
+		       void *arg)
+{
+	long at = seen_differ(a, b);
+
+	if (at >= 0) {
+		const struct seen_entry *pa = (size_t)at < a->n ? &a->v[at] : NULL;
+		const struct seen_entry *pb = (size_t)at < b->n ? &b->v[at] : NULL;
+
+		differ("%s differs at entry %ld (%zu entries, the shadow %zu): [%#" PRIx64
+		       ", %#" PRIx64 "] -> %p, the shadow's [%#" PRIx64 ", %#" PRIx64 "] -> %p",
+		       what, at, a->n, b->n, pa ? pa->r.first : 0, pa ? pa->r.last : 0,
+		       pa ? pa->e : NULL, pb ? pb->r.first : 0, pb ? pb->r.last : 0,
+		       pb ? pb->e : NULL);
+	}
+	for (size_t i = 0; i < a->n; i++)
+		if (!visit(arg, &a->v[i].r, a->v[i].e))
+			break;
+	seen_free(a);
+	seen_free(b);
+}
+
 /*
- * Both walk, and must have seen the same; the primary's entries are then
- * visited. A walk of the whole range compares the trees' whole contents
- * (the targets' checks do one after every step, against the reference map).
+ * Both walk, and must have seen the same. A walk of the whole range
+ * compares the trees' whole contents (the targets' checks do one after
+ * every step, against the reference map).
  */
 static void pair_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
 {
 	struct pair *x = t;
 	struct seen a, b;
-	long at;
+	char what[64];
 
 	seen_init(&a);
 	seen_init(&b);
 	P->walk(x->p, from, to, seen_add, &a);
 	S->walk(x->s, from, to, seen_add, &b);
-	at = seen_differ(&a, &b);
-	if (at >= 0) {
-		const struct seen_entry *pa = (size_t)at < a.n ? &a.v[at] : NULL;
-		const struct seen_entry *pb = (size_t)at < b.n ? &b.v[at] : NULL;
-
-		differ("walk [%#" PRIx64 ", %#" PRIx64 "] differs at entry %ld (%zu entries, the "
-		       "shadow %zu): [%#" PRIx64 ", %#" PRIx64 "] -> %p, the shadow's [%#" PRIx64
-		       ", %#" PRIx64 "] -> %p",
-		       from, to, at, a.n, b.n, pa ? pa->r.first : 0, pa ? pa->r.last : 0,
-		       pa ? pa->e : NULL, pb ? pb->r.first : 0, pb ? pb->r.last : 0,
-		       pb ? pb->e : NULL);
-	}
-	for (size_t i = 0; i < a.n; i++)
-		if (!visit(arg, &a.v[i].r, a.v[i].e))
-			break;
-	seen_free(&a);
-	seen_free(&b);
+	snprintf(what, sizeof(what), "walk [%#" PRIx64 ", %#" PRIx64 "]", from, to);
+	seen_judge(&a, &b, what, visit, arg);
 }
 
 static void pair_rcu_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
@@ -301,6 +316,119 @@ static int pair_dup(void *src, void *dst)
 	if (serr != err)
 		differ("dup returned %d, the shadow %d", err, serr);
 	return err;
+}
+
+/*
+ * A fork: the primary's, with the caller's answers written down per entry;
+ * then the shadow's, with failure injection paused and those answers
+ * replayed, so that it stops where the primary stopped: at an entry the
+ * caller failed, or whose erase failed in the primary's tree (the shadow's
+ * is then failed by the caller's answer, which marks the same range). A
+ * dup that failed is not replayed: the shadow's child stays empty.
+ */
+struct fork_rec {
+	struct tree_range r;
+	void *entry, *child;
+	enum tree_fork_step step;
+	bool copied; /* a copy's page copy succeeded */
+};
+
+struct pair_fork {
+	const struct tree_fork_ops *ops; /* the caller's */
+	struct fork_rec *v;
+	size_t n, cap;
+	size_t at;	  /* the shadow's next entry */
+	bool tree_failed; /* the primary's last erase failed */
+};
+
+static enum tree_fork_step rec_entry(void *arg, const struct tree_range *r, void *e, void **child)
+{
+	struct pair_fork *f = arg;
+	struct fork_rec *x;
+
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 32;
+		f->v = realloc(f->v, f->cap * sizeof(*f->v));
+		MODEL_ASSERT(f->v != NULL);
+	}
+	x = &f->v[f->n++];
+	*x = (struct fork_rec){*r, e, NULL, TREE_FORK_FAIL, true};
+	x->step = f->ops->entry(f->ops->arg, r, e, &x->child);
+	*child = x->child;
+	return x->step;
+}
+
+static bool rec_copied(void *arg, const struct tree_range *r, void *child)
+{
+	struct pair_fork *f = arg;
+
+	return f->v[f->n - 1].copied = f->ops->copied(f->ops->arg, r, child);
+}
+
+static enum tree_fork_step replay_entry(void *arg, const struct tree_range *r, void *e,
+					void **child)
+{
+	struct pair_fork *f = arg;
+	const struct fork_rec *x = f->at < f->n ? &f->v[f->at] : NULL;
+
+	f->at++;
+	if (!x) {
+		differ("the shadow's fork went on to [%#" PRIx64 ", %#" PRIx64 "] -> %p after "
+		       "the primary's had stopped",
+		       r->first, r->last, e);
+		return TREE_FORK_FAIL;
+	}
+	if (!same_range(r, &x->r) || e != x->entry) {
+		differ("fork's entry %zu is [%#" PRIx64 ", %#" PRIx64 "] -> %p, the shadow's "
+		       "[%#" PRIx64 ", %#" PRIx64 "] -> %p",
+		       f->at - 1, x->r.first, x->r.last, x->entry, r->first, r->last, e);
+		return TREE_FORK_FAIL;
+	}
+	*child = x->child;
+	return f->tree_failed && f->at == f->n ? TREE_FORK_FAIL : x->step;
+}
+
+static bool replay_copied(void *arg, const struct tree_range *r, void *child)
+{
+	struct pair_fork *f = arg;
+
+	(void)r;
+	(void)child;
+	return f->v[f->at - 1].copied;
+}
+
+static int pair_fork(void *src, void *dst, const struct tree_fork_ops *ops)
+{
+	struct pair *a = src, *b = dst;
+	struct pair_fork f = {ops, NULL, 0, 0, 0, false};
+	const struct tree_fork_ops rec = {rec_entry, rec_copied, &f};
+	const struct tree_fork_ops replay = {replay_entry, replay_copied, &f};
+	struct alloc_fail_pause pause;
+	int err = P->fork(a->p, b->p, &rec), serr;
+
+	if (!err || f.n || !alloc_fail_fired()) {
+		f.tree_failed = err && f.n && f.v[f.n - 1].step == TREE_FORK_DROP;
+		alloc_fail_pause(&pause);
+		serr = S->fork(a->s, b->s, &replay);
+		alloc_fail_resume(&pause);
+		if (serr != err || f.at != f.n)
+			differ("fork returned %d after %zu entries, the shadow %d after %zu", err,
+			       f.n, serr, f.at);
+	}
+	free(f.v);
+	return err;
+}
+
+static void pair_fork_exit(void *t, tree_visit_fn visit, void *arg)
+{
+	struct pair *x = t;
+	struct seen a, b;
+
+	seen_init(&a);
+	seen_init(&b);
+	P->fork_exit(x->p, seen_add, &a);
+	S->fork_exit(x->s, seen_add, &b);
+	seen_judge(&a, &b, "fork_exit's walk", visit, arg);
 }
 
 static int pair_bulk_begin(void *t, uint64_t expected, void **bulk)
@@ -417,6 +545,8 @@ static struct tree_backend pair = {
     .walk = pair_walk,
     .rcu_walk = pair_rcu_walk,
     .dup = pair_dup,
+    .fork = pair_fork,
+    .fork_exit = pair_fork_exit,
     .bulk_begin = pair_bulk_begin,
     .bulk_append = pair_bulk_append,
     .bulk_end = pair_bulk_end,
@@ -435,6 +565,8 @@ const struct tree_backend *tree_pair(const struct tree_backend *primary,
 	S = shadow;
 	pair.zero = primary->zero;
 	pair.retries = primary->retries;
+	pair.fork = primary->fork && shadow->fork ? pair_fork : NULL;
+	pair.fork_exit = pair.fork ? pair_fork_exit : NULL;
 	if (!primary->bulk_begin) {
 		/* the target then stores entry by entry, on both */
 		pair.bulk_begin = NULL;

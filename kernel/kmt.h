@@ -53,6 +53,30 @@ void kmt_walk(struct kmt_tree *t, uint64_t from, uint64_t to, bool rcu, kmt_visi
 /* __mt_dup(GFP_KERNEL) into the empty @dst: 0 or -ENOMEM. */
 int kmt_dup(struct kmt_tree *src, struct kmt_tree *dst);
 
+/*
+ * dup_mmap's tree steps (kernel/fork.c of 6.12, tree_backend.h fork):
+ * __mt_dup(GFP_KERNEL), mt_clear_in_rcu, then for_each_vma over @dst with
+ * one iterator: @entry says, per entry, KMT_FORK_COPY (*child stored over
+ * its range with mas_store: vma_iter_bulk_store), KMT_FORK_DROP
+ * (vma_iter_clear_gfp: mas_store_gfp(NULL, GFP_KERNEL)) or KMT_FORK_FAIL;
+ * @copied, after a copy, false for copy_page_range's failure (the next
+ * entry, vma_next, is where it stopped). vma_iter_free, then mt_set_in_rcu
+ * (0), or mas_store(XA_ZERO_ENTRY) over where it stopped (-ENOMEM; none
+ * after a failed __mt_dup, which leaves @dst empty).
+ */
+enum { KMT_FORK_COPY, KMT_FORK_DROP, KMT_FORK_FAIL };
+struct kmt_fork_ops {
+	int (*entry)(void *arg, uint64_t first, uint64_t last, void *entry, void **child);
+	bool (*copied)(void *arg, uint64_t first, uint64_t last, void *child);
+	void *arg;
+};
+int kmt_fork(struct kmt_tree *src, struct kmt_tree *dst, const struct kmt_fork_ops *ops);
+/* exit_mmap's tree steps: vma_next; unless NULL or XA_ZERO_ENTRY, the
+ * unmap_vmas walk, mt_clear_in_rcu, vma_iter_set(vm_end) and the
+ * remove_vma walk (@visit per entry) up to NULL or XA_ZERO_ENTRY; then
+ * __mt_destroy, and mt_set_in_rcu (the handle is reused as a new tree). */
+void kmt_fork_exit(struct kmt_tree *t, kmt_visit_fn visit, void *arg);
+
 /* mas_expected_entries + mas_store out of RCU mode + mas_destroy. */
 int kmt_bulk_begin(struct kmt_tree *t, uint64_t expected, struct kmt_bulk **b);
 int kmt_bulk_append(struct kmt_bulk *b, uint64_t first, uint64_t last, void *entry);

@@ -20,6 +20,10 @@ const struct kmt_known_finding kmt_known_findings[KMT_KNOWN_NR] = {
 	{"gap_rev_top_wrap", "bugs/kernel/maple_gap_rev_top_wrap.txt",
 	 "a reverse gap search up to ULONG_MAX that finds no room searches "
 	 "again up to ULONG_MAX - 1"},
+    [KMT_KNOWN_STORE_ROOT_RESTART] =
+	{"store_root_restart", "bugs/kernel/maple_store_root_restart.txt",
+	 "fork's iterator goes on from index 1 after replacing an entry the "
+	 "root holds"},
 };
 
 int kmt_known_parse(const char *spec, bool shown[KMT_KNOWN_NR], char *bad, size_t badsz)

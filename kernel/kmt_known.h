@@ -33,6 +33,8 @@ enum kmt_known {
 	KMT_KNOWN_GAP_WHOLE_NULL,
 	/* bugs/kernel/maple_gap_rev_top_wrap.txt */
 	KMT_KNOWN_GAP_REV_TOP_WRAP,
+	/* bugs/kernel/maple_store_root_restart.txt */
+	KMT_KNOWN_STORE_ROOT_RESTART,
 	KMT_KNOWN_NR
 };
 

@@ -543,6 +543,113 @@ int kmt_dup(struct kmt_tree *src, struct kmt_tree *dst)
 	return __mt_dup(&src->mt, &dst->mt, GFP_KERNEL);
 }
 
+/* dup_mmap's loop_out on a failure: mark where the copy stopped. */
+static void kmt_fork_mark(struct ma_state *mas, void *mpnt, uint64_t first, uint64_t last)
+{
+	if (!mpnt)
+		return;
+	mas_set_range(mas, first, last);
+	mas_store(mas, XA_ZERO_ENTRY);
+}
+
+/*
+ * As dup_mmap of 6.12, the VMA's vm_start and vm_end - 1 being the range
+ * mas_find reports for the entry (the caller checks every one against its
+ * map). vma_iter_bulk_store's result is not looked at, as dup_mmap does
+ * not: after __mt_dup the in-place store needs no allocation (the caller
+ * checks that none is made).
+ */
+int kmt_fork(struct kmt_tree *src, struct kmt_tree *dst, const struct kmt_fork_ops *ops)
+{
+	MA_STATE(mas, &dst->mt, 0, 0); /* VMA_ITERATOR(vmi, mm, 0) */
+	uint64_t first = 0, last = 0;
+	void *mpnt, *tmp;
+	int ret = __mt_dup(&src->mt, &dst->mt, GFP_KERNEL);
+
+	if (ret)
+		return ret;
+	mt_clear_in_rcu(&dst->mt);
+	while ((mpnt = mas_find(&mas, ULONG_MAX)) != NULL) { /* for_each_vma */
+		first = mas.index;
+		last = mas.last;
+		switch (ops->entry(ops->arg, first, last, mpnt, &tmp)) {
+		case KMT_FORK_DROP: /* vma_iter_clear_gfp */
+			__mas_set_range(&mas, first, last);
+			mas_store_gfp(&mas, NULL, GFP_KERNEL);
+			if (mas_is_err(&mas)) {
+				ret = -ENOMEM;
+				goto loop_out;
+			}
+			continue;
+		case KMT_FORK_COPY:
+			break;
+		default:
+			ret = -ENOMEM; /* fail_nomem */
+			goto loop_out;
+		}
+		mas.index = first; /* vma_iter_bulk_store */
+		mas.last = last;
+		mas_store(&mas, tmp);
+		/*
+		 * Known finding store_root_restart: an entry over [0, 0] alone
+		 * is held by the root, and mas_store_root leaves the iterator
+		 * at ma_start, so that the next mas_find walks index 0 again
+		 * and returns the entry just stored. Go on from index 1.
+		 */
+		if (mas_is_start(&mas) && !last && kmt_known_sidestep(KMT_KNOWN_STORE_ROOT_RESTART))
+			mas_set(&mas, 1);
+		if (!ops->copied(ops->arg, first, last, tmp)) {
+			ret = -ENOMEM;
+			mpnt = mas_find(&mas, ULONG_MAX); /* vma_next */
+			first = mas.index;
+			last = mas.last;
+			goto loop_out;
+		}
+	}
+loop_out:
+	mas_destroy(&mas); /* vma_iter_free */
+	if (!ret)
+		mt_set_in_rcu(&dst->mt);
+	else
+		kmt_fork_mark(&mas, mpnt, first, last);
+	return ret;
+}
+
+/* Walk on from an entry to NULL or the marker (exit_mmap's loops). */
+static void *kmt_exit_next(struct ma_state *mas, unsigned long max)
+{
+	void *next = mas_find(mas, max);
+
+	return xa_is_zero(next) ? NULL : next;
+}
+
+void kmt_fork_exit(struct kmt_tree *t, kmt_visit_fn visit, void *arg)
+{
+	MA_STATE(mas, &t->mt, 0, 0);
+	void *vma = mas_find(&mas, ULONG_MAX), *v; /* vma_next */
+	uint64_t first = mas.index, last = mas.last;
+
+	if (!vma || xa_is_zero(vma))
+		goto destroy; /* dup_mmap failed before copying anything */
+	for (v = vma; v; v = kmt_exit_next(&mas, ULONG_MAX - 1)) /* unmap_vmas */
+		;
+	mt_clear_in_rcu(&t->mt);
+	/* vma_iter_set(&vmi, vma->vm_end); a range ending at ULONG_MAX (no
+	 * VMA does) would wrap to 0: nothing follows it */
+	mas_set(&mas, last == ULONG_MAX ? ULONG_MAX : last + 1);
+	v = vma;
+	do {
+		if (!visit(arg, first, last, v) || last == ULONG_MAX)
+			break;
+		v = kmt_exit_next(&mas, ULONG_MAX);
+		first = mas.index;
+		last = mas.last;
+	} while (v);
+destroy:
+	__mt_destroy(&t->mt);
+	mt_set_in_rcu(&t->mt);
+}
+
 #ifdef KMT_HAVE_BULK
 struct kmt_bulk {
 	struct ma_state mas;

@@ -18,6 +18,8 @@
  *    promises an unchanged tree;
  *  - gap: a window smaller than @size is -EBUSY here, -EINVAL for the
  *    kernel (mas_empty_area checks max - min < size - 1 first);
+ *  - fork and fork_exit are dup_mmap's and exit_mmap's tree steps, with
+ *    the kernel's calls in their order (kmt_fork, kmt_fork_exit);
  *  - bulk appends past the expected count leave preallocated mode
  *    (kmt_bulk_append);
  *  - dump prints with mt_dump(mt_dump_hex): @print is not used.
@@ -134,6 +136,44 @@ static void tk_rcu_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit
 static int tk_dup(void *src, void *dst)
 {
 	return kmt_dup(src, dst);
+}
+
+/* The seam's fork callbacks under kmt.h's plain types. */
+static int tk_fork_entry(void *arg, uint64_t first, uint64_t last, void *entry, void **child)
+{
+	const struct tree_fork_ops *ops = arg;
+	struct tree_range r = {first, last};
+
+	switch (ops->entry(ops->arg, &r, entry, child)) {
+	case TREE_FORK_COPY:
+		return KMT_FORK_COPY;
+	case TREE_FORK_DROP:
+		return KMT_FORK_DROP;
+	default:
+		return KMT_FORK_FAIL;
+	}
+}
+
+static bool tk_fork_copied(void *arg, uint64_t first, uint64_t last, void *child)
+{
+	const struct tree_fork_ops *ops = arg;
+	struct tree_range r = {first, last};
+
+	return ops->copied(ops->arg, &r, child);
+}
+
+static int tk_fork(void *src, void *dst, const struct tree_fork_ops *ops)
+{
+	struct kmt_fork_ops k = {tk_fork_entry, tk_fork_copied, (void *)ops};
+
+	return kmt_fork(src, dst, &k);
+}
+
+static void tk_fork_exit(void *t, tree_visit_fn visit, void *arg)
+{
+	struct tk_visit v = {visit, arg};
+
+	kmt_fork_exit(t, tk_visit_one, &v);
 }
 
 #ifdef KMT_HAVE_BULK
@@ -292,6 +332,8 @@ const struct tree_backend tree_kernel = {
     .walk = tk_walk,
     .rcu_walk = tk_rcu_walk,
     .dup = tk_dup,
+    .fork = tk_fork,
+    .fork_exit = tk_fork_exit,
     .bulk_begin = TK_BULK(tk_bulk_begin),
     .bulk_append = TK_BULK(tk_bulk_append),
     .bulk_end = TK_BULK(tk_bulk_end),

@@ -3,8 +3,10 @@
  * Unit tests of the range tree: writes against the reference map, every
  * validate check firing on a tree corrupted by hand, dup at every failure
  * point for heights 1 to 4, gap search against brute force, bulk append,
- * cursors and the zero entry.
+ * cursors and the zero entry; fuzz_mtree's fork at every failure point,
+ * each of its checks firing on a backend broken on purpose.
  */
+#include "mtree_fuzz.h"
 #include "mtref.h"
 #include "mtref_rcu.h"
 #include "prng.h"
@@ -702,6 +704,257 @@ static bool test_pair_differ_fires(void)
 	return true;
 }
 
+/* ---- fork (fuzz_mtree's fork: dup_mmap's tree steps) ---- */
+
+/* Three entries in one leaf: the dup is allocation 1, then per copied entry
+ * vm_area_dup and copy_page_range, per dropped one its erase's. */
+#define FORK_PROG(ops)                                                                             \
+	"target fuzz_mtree\nstore mt0 @0x10:4 v1\nstore mt0 @0x20:4 v2\nstore mt0 @0x30:4 "        \
+	"v3\n" ops
+
+static const char *const fork_ok = FORK_PROG("fork mt0 mt1 dontcopy=0\n");
+/* entry 1's vm_area_dup fails: the marker over it, entry 0 torn down */
+static const char *const fork_fails = FORK_PROG("fork mt0 mt1 dontcopy=0 fail_at=4\n");
+/* the one after: entry 1's vm_area_dup succeeds */
+static const char *const fork_fails_later = FORK_PROG("fork mt0 mt1 dontcopy=0 fail_at=5\n");
+
+/* The model's fork runs clean at every failure point, dropped entries or not,
+ * in a tree of one leaf and in one of three levels, beside RCU readers. */
+static bool test_fork_every_failure_point(void)
+{
+	static const char *const trees[] = {"store mt0 @0x10:4 v1\nstore mt0 @0x20:4 v2\n"
+					    "store mt0 @0x30:4 v3\nstore mt2 @0:end v4\n",
+					    "bulk mt0 @0x40:3 n=200\nstore mt2 @0:end v4\n"};
+	char text[512];
+
+	check_set_mode(CHECK_COLLECT);
+	check_clear();
+	for (unsigned t = 0; t < 2; t++)
+		for (unsigned n = 0; n < 256; n += t ? 7 : 1)
+			for (unsigned mask = 0; mask < 3; mask++) {
+				snprintf(text, sizeof(text),
+					 "target fuzz_mtree\n%st1: rcu_walk mt1 @0:end\n"
+					 "fork mt0 mt1 dontcopy=%u fail_at=%u\n"
+					 "fork mt1 mt2 dontcopy=%u fail_at=%u\nsched 1 0 1 0 0\n",
+					 trees[t], mask ? 0x5a >> mask : 0, n, mask, 255 - n);
+				ASSERT_EQ(mtree_run_text(&tree_model, text), 0);
+				ASSERT_EQ(check_total(), 0);
+			}
+	check_set_mode(CHECK_ABORT);
+	return true;
+}
+
+/* The ways a backend's fork or fork_exit is broken on purpose below. */
+enum fork_breakage {
+	FB_SKIP_COPY,	    /* entry 1 keeps the parent's value */
+	FB_BAD_RANGE,	    /* entry 1 is handed over with a wrong range */
+	FB_ALLOC,	    /* a copy allocates */
+	FB_NO_WALK,	    /* dup only, and 0 */
+	FB_OWN_FAIL,	    /* stops at entry 1 by itself */
+	FB_FAIL_AT_COPY,    /* stops at entry 1, answered a copy, after an allocation failed */
+	FB_GO_ON,	    /* goes on past a failed entry (dropping it) */
+	FB_SWALLOW,	    /* returns 0 whatever happened */
+	FB_NO_MARKER,	    /* erases its marker */
+	FB_WRITE_SOURCE,    /* writes into the parent */
+	FB_EXIT_PAST_MARK,  /* fork_exit: visits the parent's entries after the marker */
+	FB_EXIT_SHORT,	    /* fork_exit: visits nothing */
+	FB_EXIT_KEEPS_TREE, /* fork_exit: leaves the tree as it was */
+};
+static enum fork_breakage breakage;
+
+struct broken_fork {
+	const struct tree_fork_ops *ops;
+	unsigned k;
+};
+
+static enum tree_fork_step broken_entry(void *arg, const struct tree_range *r, void *e,
+					void **child)
+{
+	struct broken_fork *b = arg;
+	struct tree_range seen = *r;
+	unsigned k = b->k++;
+	enum tree_fork_step step;
+
+	if (breakage == FB_BAD_RANGE && k == 1)
+		seen.last++;
+	if (breakage == FB_OWN_FAIL && k == 1)
+		return TREE_FORK_FAIL;
+	step = b->ops->entry(b->ops->arg, &seen, e, child);
+	if (step == TREE_FORK_COPY && k == 1 && breakage == FB_SKIP_COPY)
+		*child = e;
+	if (step == TREE_FORK_COPY && breakage == FB_ALLOC)
+		alloc_fail_next(AK_MT_NODE);
+	if (step == TREE_FORK_COPY && k == 1 && breakage == FB_FAIL_AT_COPY &&
+	    alloc_fail_next(AK_MT_NODE))
+		return TREE_FORK_FAIL;
+	if (step == TREE_FORK_FAIL && breakage == FB_GO_ON)
+		return TREE_FORK_DROP;
+	return step;
+}
+
+static bool broken_copied(void *arg, const struct tree_range *r, void *child)
+{
+	struct broken_fork *b = arg;
+
+	return b->ops->copied(b->ops->arg, r, child);
+}
+
+static bool find_zero(void *arg, const struct tree_range *r, void *e)
+{
+	if (e != MT_ZERO_ENTRY)
+		return true;
+	*(struct tree_range *)arg = *r;
+	return false;
+}
+
+static int broken_fork(void *src, void *dst, const struct tree_fork_ops *ops)
+{
+	struct broken_fork b = {ops, 0};
+	const struct tree_fork_ops wrap = {broken_entry, broken_copied, &b};
+	struct tree_range mark = {1, 0};
+	int err;
+
+	if (breakage == FB_NO_WALK)
+		return tree_model.dup(src, dst);
+	err = tree_model.fork(src, dst, &wrap);
+	alloc_fail_disarm(); /* the damage itself must not fail */
+	if (breakage == FB_WRITE_SOURCE)
+		tree_model.store(src, 0, 0, val(77));
+	tree_model.walk(dst, 0, TREE_MAX, find_zero, &mark);
+	if (breakage == FB_NO_MARKER && mark.first <= mark.last)
+		tree_model.store(dst, mark.first, mark.last, NULL);
+	return breakage == FB_SWALLOW ? 0 : err;
+}
+
+struct visit_to_mark {
+	tree_visit_fn visit;
+	void *arg;
+	bool past; /* go on after the marker */
+};
+
+static bool visit_to_mark(void *arg, const struct tree_range *r, void *e)
+{
+	struct visit_to_mark *v = arg;
+
+	if (e == MT_ZERO_ENTRY)
+		return v->past;
+	return v->visit(v->arg, r, e);
+}
+
+static void broken_fork_exit(void *t, tree_visit_fn visit, void *arg)
+{
+	struct visit_to_mark v = {visit, arg, breakage == FB_EXIT_PAST_MARK};
+
+	if (breakage < FB_EXIT_PAST_MARK) {
+		tree_model.fork_exit(t, visit, arg);
+		return;
+	}
+	if (breakage != FB_EXIT_SHORT)
+		tree_model.walk(t, 0, TREE_MAX, visit_to_mark, &v);
+	if (breakage != FB_EXIT_KEEPS_TREE)
+		tree_model.clear(t);
+	mt_set_rcu(t, true);
+}
+
+static const struct tree_backend *broken_backend(enum fork_breakage how)
+{
+	static struct tree_backend broken;
+
+	broken = tree_model;
+	broken.name = "broken model";
+	broken.fork = broken_fork;
+	broken.fork_exit = broken_fork_exit;
+	breakage = how;
+	return &broken;
+}
+
+/*
+ * Every check of the fork operation fires on a backend broken one way:
+ * the child's contents after a fork and after its teardown, the entries
+ * handed over, the result, the marker, the exit walk, the source.
+ */
+static bool test_fork_checks_fire(void)
+{
+	static const struct {
+		enum fork_breakage how;
+		const char *const *prog;
+		enum check_id id;
+	} cases[] = {
+	    {FB_SKIP_COPY, &fork_ok, CK_MT_REF_MISMATCH},
+	    {FB_BAD_RANGE, &fork_ok, CK_MT_WALK},
+	    {FB_ALLOC, &fork_ok, CK_MT_OP_RESULT},
+	    {FB_NO_WALK, &fork_ok, CK_MT_WALK},
+	    {FB_OWN_FAIL, &fork_ok, CK_MT_OP_RESULT},
+	    {FB_FAIL_AT_COPY, &fork_fails_later, CK_MT_OP_RESULT},
+	    {FB_GO_ON, &fork_fails, CK_MT_OP_RESULT},
+	    {FB_SWALLOW, &fork_fails, CK_MT_OP_RESULT},
+	    {FB_NO_MARKER, &fork_fails, CK_MT_REF_MISMATCH},
+	    {FB_WRITE_SOURCE, &fork_ok, CK_MT_DUP_SOURCE_CHANGED},
+	    {FB_EXIT_PAST_MARK, &fork_fails, CK_MT_WALK},
+	    {FB_EXIT_SHORT, &fork_fails, CK_MT_WALK},
+	    {FB_EXIT_KEEPS_TREE, &fork_fails, CK_MT_REF_MISMATCH},
+	};
+
+	check_set_mode(CHECK_COLLECT);
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		check_clear();
+		ASSERT_EQ(mtree_run_text(&tree_model, *cases[i].prog), 0);
+		ASSERT_EQ(check_total(), 0);
+		ASSERT_EQ(mtree_run_text(broken_backend(cases[i].how), *cases[i].prog), 0);
+		if (check_count(cases[i].id) < 1) {
+			fprintf(stderr, "breakage %u: %s did not fire\n", cases[i].how,
+				check_name(cases[i].id));
+			return false;
+		}
+	}
+	/* a dup whose failure the fork swallows */
+	check_clear();
+	ASSERT_EQ(mtree_run_text(broken_backend(FB_SWALLOW),
+				 FORK_PROG("fork mt0 mt1 dontcopy=0 fail_at=1\n")),
+		  0);
+	ASSERT(check_count(CK_MT_OP_RESULT) >= 1);
+	check_set_mode(CHECK_ABORT);
+	check_clear();
+	return true;
+}
+
+/*
+ * The pair replays the primary's fork on the shadow: the model against
+ * itself agrees at every failure point (a failed erase included), and a
+ * shadow whose fork hands over another entry, keeps a parent's entry, stops
+ * by itself or whose exit walk goes past the marker differs. (Two models in
+ * one process fail each other's live-node checks: only the pair's own check
+ * is looked at.)
+ */
+static bool test_pair_fork_differ_fires(void)
+{
+	static const enum fork_breakage shadows[] = {FB_BAD_RANGE, FB_SKIP_COPY, FB_OWN_FAIL,
+						     FB_EXIT_PAST_MARK};
+	char text[256];
+
+	check_set_mode(CHECK_COLLECT);
+	check_clear();
+	for (unsigned n = 0; n < 12; n++)
+		for (unsigned mask = 0; mask < 4; mask++) {
+			snprintf(text, sizeof(text),
+				 FORK_PROG("fork mt0 mt1 dontcopy=%u fail_at=%u\n"), mask, n);
+			ASSERT_EQ(mtree_run_text(tree_pair(&tree_model, &tree_model), text), 0);
+		}
+	ASSERT_EQ(check_count(CK_TREE_BACKENDS_DIFFER), 0);
+	for (unsigned i = 0; i < sizeof(shadows) / sizeof(shadows[0]); i++) {
+		const struct tree_backend *b = broken_backend(shadows[i]);
+
+		check_clear();
+		ASSERT_EQ(mtree_run_text(tree_pair(&tree_model, b),
+					 shadows[i] == FB_EXIT_PAST_MARK ? fork_fails : fork_ok),
+			  0);
+		ASSERT(check_count(CK_TREE_BACKENDS_DIFFER) >= 1);
+	}
+	check_set_mode(CHECK_ABORT);
+	check_clear();
+	return true;
+}
+
 static bool test_every_check_is_covered(void)
 {
 	static const enum check_id covered[] = {
@@ -761,6 +1014,9 @@ int main(void)
 	TEST(test_outcome_checks_fire);
 	TEST(test_rcu_reader_oracle_fires);
 	TEST(test_pair_differ_fires);
+	TEST(test_fork_every_failure_point);
+	TEST(test_fork_checks_fire);
+	TEST(test_pair_fork_differ_fires);
 	TEST(test_every_check_is_covered);
 	return test_summary();
 }

@@ -12,6 +12,7 @@
 #                                   (AFL_CUSTOM_MUTATOR_LIBRARY=out/afl/T-mutator.so)
 #   ./build.sh fuzz --jobs N ...    N workers on one corpus: libFuzzer -fork=N
 #                                   (-ignore_crashes=1), AFL++ one -M and N-1 -S
+#   ./build.sh fuzz ... -- FLAGS    FLAGS to the engine as they are; fuzz --help
 #   ./build.sh coverage             replay seeds (+ out/work/T/corpus) in a source-based
 #                                   coverage build: out/coverage/html/, per-file summary
 #   ./build.sh replay               build only the replay drivers (out/replay/)
@@ -245,12 +246,36 @@ run_tests() {
 }
 
 # ----------------------------------------------------------------------- fuzz
+fuzz_usage() {
+	cat <<-'EOF'
+	usage: ./build.sh fuzz [--afl|--plain] [--jobs N] [TARGET] [SECONDS] [-- ENGINE FLAGS...]
+
+	Builds TARGET (default fuzz_mm; a kernel target such as kfuzz_mtree
+	fuzzes from its model twin's seeds) and fuzzes it for SECONDS (default
+	600) from out/corpus/<target>, the corpus growing in out/work/<target>/.
+	  --afl       under afl-fuzz (CmpLog, the structure-aware mutator)
+	  --plain     libFuzzer without the structure-aware mutator
+	  --jobs N    N workers on one corpus (libFuzzer -fork=N, AFL++ -M/-S)
+	  -- FLAGS    passed to the engine as they are (libFuzzer: -runs=1000,
+	              -seed=7 ...; afl-fuzz: -p explore ...), after ours
+	Crashes go to out/work/<target>/crashes/ (AFL++: afl/<instance>/crashes/).
+	EOF
+}
+
 fuzz() {
-	local use_afl=0 plain=0 jobs=1 target="" secs="" a
+	local use_afl=0 plain=0 jobs=1 target="" secs="" a engine=()
 	while [ $# -gt 0 ]; do
 		a=$1
 		shift
 		case $a in
+		-h | --help)
+			fuzz_usage
+			exit 0
+			;;
+		--)
+			engine=("$@")
+			break
+			;;
 		--afl) use_afl=1 ;;
 		--plain) plain=1 ;;
 		--jobs=*) jobs=${a#--jobs=} ;;
@@ -260,7 +285,7 @@ fuzz() {
 			shift
 			;;
 		-*)
-			echo "build.sh fuzz: unknown option '$a'" >&2
+			echo "build.sh fuzz: unknown option '$a' (engine flags go after '--'; see --help)" >&2
 			exit 2
 			;;
 		*[!0-9]*) target=$a ;;
@@ -318,6 +343,7 @@ fuzz() {
 		# corpus directory; a crash is saved and fuzzing goes on
 		cmd+=("-fork=$jobs" -ignore_crashes=1)
 	fi
+	cmd+=("${engine[@]}")
 	# AddressSanitizer keeps 256 MB of freed memory by default to catch late
 	# uses; a quarter of that still catches them in programs this small and
 	# keeps a run well under libFuzzer's RSS limit.
@@ -412,14 +438,14 @@ fuzz_afl() {
 	# the secondaries in the background, their output in $work/afl-<name>.log
 	trap 'echo "(interrupted)"; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' INT
 	for ((i = 1; i < jobs; i++)); do
-		local sec=(afl-fuzz "${common[@]}" -S "${names[i]}" -V "$secs" -- "$bin")
+		local sec=(afl-fuzz "${common[@]}" -S "${names[i]}" -V "$secs" "${engine[@]}" -- "$bin")
 		echo "+ ${sec[*]} >$work/afl-${names[i]}.log &"
 		"${ns[@]}" "${sec[@]}" >"$work/afl-${names[i]}.log" 2>&1 </dev/null &
 		pids+=($!)
 	done
 	local cmd=(afl-fuzz "${common[@]}")
 	[ "$jobs" -gt 1 ] && cmd+=(-M main)
-	cmd+=(-c "$cmplog" -V "$secs" -- "$bin")
+	cmd+=(-c "$cmplog" -V "$secs" "${engine[@]}" -- "$bin")
 	echo "+ ${cmd[*]}"
 	"${ns[@]}" "${cmd[@]}" || rc=$?
 	for i in "${pids[@]}"; do

@@ -793,19 +793,12 @@ int mtree_run(const struct tree_backend *b, const uint8_t *data, size_t size)
 
 int mtree_run_text(const struct tree_backend *b, const char *text)
 {
-	static struct prog p;
-	char err[256];
 	uint8_t *bytes;
 	size_t n;
 	int r;
 
-	if (!prog_parse(&mtree_desc, text, "program", &p, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+	if (!prog_text_bytes(&mtree_desc, text, &bytes, &n))
 		return -2;
-	}
-	bytes = malloc(prog_encoded_size(&p));
-	MODEL_ASSERT(bytes != NULL);
-	n = prog_encode(&p, bytes);
 	r = mtree_run(b, bytes, n);
 	free(bytes);
 	return r;

@@ -337,20 +337,13 @@ int mm_run_program(const struct mm_target *t, const uint8_t *data, size_t size)
 
 int mm_run_text(const struct as_backend *b, const char *text)
 {
-	static struct prog p;
 	struct mm_target t = {&mm_desc, b, MMF_OP_FORK, NULL, NULL};
-	char err[256];
 	uint8_t *bytes;
 	size_t n;
 	int r;
 
-	if (!prog_parse(&mm_desc, text, "program", &p, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+	if (!prog_text_bytes(&mm_desc, text, &bytes, &n))
 		return -2;
-	}
-	bytes = malloc(prog_encoded_size(&p));
-	MODEL_ASSERT(bytes != NULL);
-	n = prog_encode(&p, bytes);
 	r = mm_run_program(&t, bytes, n);
 	free(bytes);
 	return r;

@@ -164,6 +164,10 @@ void prog_print(FILE *out, const struct prog_desc *d, const struct prog *p, int 
 bool prog_parse(const struct prog_desc *d, const char *text, const char *name, struct prog *p,
 		char *err, size_t errlen);
 
+/* Parse @text (as prog_parse, errors on stderr) and encode it into a
+ * malloc'd *@bytes of *@size bytes: false after a parse error. */
+bool prog_text_bytes(const struct prog_desc *d, const char *text, uint8_t **bytes, size_t *size);
+
 /* Which target a text program names in its `target` line (NULL if none);
  * copies at most len-1 bytes into buf. */
 const char *prog_text_target(const char *text, char *buf, size_t len);

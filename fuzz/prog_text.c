@@ -12,11 +12,13 @@
  * parsing are written side by side so each stays the mirror of the other.
  */
 #include "prog.h"
+#include "runtime/check.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -421,4 +423,19 @@ const char *prog_text_target(const char *text, char *buf, size_t len)
 			s++;
 	}
 	return NULL;
+}
+
+bool prog_text_bytes(const struct prog_desc *d, const char *text, uint8_t **bytes, size_t *size)
+{
+	static struct prog p; /* large */
+	char err[256];
+
+	if (!prog_parse(d, text, "program", &p, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return false;
+	}
+	*bytes = malloc(prog_encoded_size(&p));
+	MODEL_ASSERT(*bytes != NULL);
+	*size = prog_encode(&p, *bytes);
+	return true;
 }

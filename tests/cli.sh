@@ -19,6 +19,14 @@ expect 0 'usage: vmafuzz print' "$V" print --help
 expect 2 'needs a file' "$V" print
 expect 2 "cannot open $T/missing" "$V" print --target fuzz_mtree "$T/missing"
 expect 2 'cannot tell which target' "$V" print "$T/out"
+# a file that is not there is said to be missing, not of no target
+expect 2 "cannot read $T/missing: No such file" "$V" print "$T/missing"
+expect 2 "cannot read $T/missing: No such file" "$V" minimize "$T/missing"
+# a misspelt target line: one message, naming the nearest target
+printf 'target fuzz_mtre\nstore mt0 @0x10:4 v1\n' >"$T/misspelt.txt"
+expect 2 "unknown target 'fuzz_mtre' \\(did you mean 'fuzz_mtree'\\?\\)" "$V" compile "$T/misspelt.txt" -o "$T/m.bin"
+[ "$(grep -c 'vmafuzz compile' "$T/out")" = 1 ] && ok || bad "compile of a misspelt target said more than one thing: $(cat "$T/out")"
+expect 2 "unknown target 'fuzz_mtre' \\(did you mean" "$V" print "$T/misspelt.txt"
 expect 2 '--target needs a target name' "$V" print "$T/out" --target
 expect 2 'needs -o OUT' "$V" compile corpus/fuzz_mtree/edges.txt
 expect 2 "unknown option '--bogus'" "$V" compile --bogus x.txt -o y
@@ -89,6 +97,12 @@ for how in "" --in-process; do
 	grep -q 'munmap p0 @0x17:1  = 0' "$T/out" && ok || bad "replay $how -v: munmap of a tail refused"
 	expect 0 'uffd_create p0 nofork  = 0x1' "$V" replay $how -v fuzz_mm corpus/fuzz_mm/userfaultfd.txt
 done
+# ./build.sh fuzz's command line: --help, a bad option, engine flags after --
+expect 0 'usage: ./build.sh fuzz' ./build.sh fuzz --help
+expect 2 "unknown option '--bogus' \\(engine flags go after '--'" ./build.sh fuzz --bogus
+expect 0 'Done [0-9]+ runs in' env VMAFUZZ_NO_DEPS=1 ./build.sh fuzz fuzz_mtree 30 -- -runs=10
+grep -q -- ' -runs=10$' "$T/out" && ok || bad "build.sh fuzz did not pass -runs=10 to libFuzzer last"
+
 # without -v, nothing per operation
 expect 0 'inputs replayed' "$V" replay fuzz_mm corpus/fuzz_mm/map_limit.txt
 grep -q ' = ' "$T/out" && bad "replay without -v printed results" || ok

@@ -42,9 +42,8 @@ static const struct fuzz_target *target_of(const char *text, const char *in)
 	char name[64];
 
 	if (prog_text_target(text, name, sizeof(name)))
-		t = cmd_target("compile", name);
-	if (!t)
-		t = target_from_path(in);
+		return cmd_target("compile", name); /* an unknown one is reported there */
+	t = target_from_path(in);
 	if (!t)
 		fprintf(stderr,
 			"vmafuzz compile: %s names no target; add a line "

@@ -110,14 +110,9 @@ static int load_crash(const struct args *a, const struct fuzz_target **t, char *
 {
 	uint8_t *data;
 
-	*t = a->o.target ? a->o.target : crash_target_of(a->in);
-	if (!*t) {
-		fprintf(stderr,
-			"vmafuzz minimize: cannot tell which target %s is for; "
-			"use --target (see 'vmafuzz list')\n",
-			a->in);
+	*t = a->o.target ? a->o.target : cmd_file_target("minimize", a->in);
+	if (!*t)
 		return 2;
-	}
 	if (!crash_driver("minimize", &a->o, *t, driver, PATH_MAX))
 		return 2;
 	data = load_input(*t, a->in, size, stderr);

@@ -26,14 +26,9 @@ int cmd_print(int argc, char **argv)
 	if (argv[1][0] == '-' && argv[1][1])
 		return cmd_usage_error("print", "unknown option '%s'", argv[1]);
 	if (!t)
-		t = target_from_path(argv[1]);
-	if (!t) {
-		fprintf(stderr,
-			"vmafuzz print: cannot tell which target %s is for; "
-			"use --target (see 'vmafuzz list')\n",
-			argv[1]);
+		t = cmd_file_target("print", argv[1]);
+	if (!t)
 		return 2;
-	}
 	data = load_input(t, argv[1], &size, stderr);
 	if (!data)
 		return 2;

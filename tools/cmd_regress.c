@@ -206,14 +206,9 @@ int cmd_regress(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc;
-	t = a.o.target ? a.o.target : crash_target_of(a.in);
-	if (!t) {
-		fprintf(stderr,
-			"vmafuzz regress: cannot tell which target %s is for; "
-			"use --target (see 'vmafuzz list')\n",
-			a.in);
+	t = a.o.target ? a.o.target : cmd_file_target("regress", a.in);
+	if (!t)
 		return 2;
-	}
 	rc = choose_root(a.root, root, sizeof(root));
 	if (rc || !crash_driver("regress", &a.o, t, driver, sizeof(driver)))
 		return rc ? rc : 2;

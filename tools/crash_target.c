@@ -4,6 +4,9 @@
  */
 #include "crash_target.h"
 
+#include "cmd_util.h"
+
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -36,33 +39,49 @@ const struct fuzz_target *target_from_path(const char *path)
 	return t ? t : named_in(path, kernel_targets);
 }
 
-/* Whether the text program at @path has a `target` line; *@t is the target
- * it names (NULL: none of ours). */
-static bool target_line(const char *path, const struct fuzz_target **t)
+/* The name on the `target` line of the text program (.txt) at @path, if
+ * it has one. */
+static bool target_line(const char *path, char *name, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	char text[4096], name[64];
-	size_t got;
+	size_t n = strlen(path), got;
+	char text[4096];
+	FILE *f;
 
-	if (!f)
+	if (n <= 4 || strcmp(path + n - 4, ".txt") || !(f = fopen(path, "r")))
 		return false;
 	got = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[got] = 0;
-	if (!prog_text_target(text, name, sizeof(name)))
-		return false;
-	*t = fuzz_target_find(name);
-	return true;
+	return prog_text_target(text, name, len);
 }
 
 const struct fuzz_target *crash_target_of(const char *path)
 {
-	const struct fuzz_target *t;
-	size_t n = strlen(path);
+	char name[64];
 
-	if (n > 4 && !strcmp(path + n - 4, ".txt") && target_line(path, &t))
-		return t;
+	if (target_line(path, name, sizeof(name)))
+		return fuzz_target_find(name);
 	return target_from_path(path);
+}
+
+const struct fuzz_target *cmd_file_target(const char *cmd, const char *path)
+{
+	const struct fuzz_target *t;
+	char name[64];
+
+	if (access(path, R_OK)) {
+		fprintf(stderr, "vmafuzz %s: cannot read %s: %s\n", cmd, path, strerror(errno));
+		return NULL;
+	}
+	if (target_line(path, name, sizeof(name)))
+		return cmd_target(cmd, name);
+	t = target_from_path(path);
+	if (!t)
+		fprintf(stderr,
+			"vmafuzz %s: cannot tell which target %s is for; "
+			"use --target (see 'vmafuzz list')\n",
+			cmd, path);
+	return t;
 }
 
 bool replay_driver(const char *dir, const char *target, char *buf, size_t len)

@@ -21,6 +21,11 @@ const struct fuzz_target *target_from_path(const char *path);
 /* The same, but a text program (.txt) by its `target` line first. */
 const struct fuzz_target *crash_target_of(const char *path);
 
+/* crash_target_of for subcommand @cmd, with one message on stderr when
+ * there is none: @path cannot be read, its `target` line names no target
+ * (with the closest name), or nothing in it names one. */
+const struct fuzz_target *cmd_file_target(const char *cmd, const char *path);
+
 /* The replay driver of @target: <dir>/<target>, or with @dir NULL the one
  * beside this binary, <dir of /proc/self/exe>/replay/<target>. False when it
  * is not there (or not executable); @buf holds the path tried. */

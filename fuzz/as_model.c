@@ -574,8 +574,16 @@ static void as_dump(FILE *out, void *as)
 	model_dump(out, as);
 }
 
+/* mmap falls back to a VMA of its own when a merge cannot allocate (as
+ * 6.12's __mmap_region; src/mm/mmap.c), and then succeeds. */
+static bool as_absorbs(const struct mm_call *c)
+{
+	return c->code == MMF_OP_MMAP;
+}
+
 const struct as_backend as_model = {
     .name = "model",
+    .absorbs = as_absorbs,
     .open = as_open,
     .close = as_close,
     .get = as_get,

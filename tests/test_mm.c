@@ -75,6 +75,27 @@ static bool test_new_mapping_merges(void)
 	return teardown();
 }
 
+/*
+ * A merge that cannot allocate leaves the new range to a VMA of its own, as
+ * 6.12's __mmap_region does (vma_merge_new_range fails, vm_area_alloc
+ * follows): the first allocation of an mmap next to a VMA it would merge
+ * with is the merge's, so failing it gives two VMAs and success.
+ */
+static bool test_failed_merge_maps_unmerged(void)
+{
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 8, RW, PRIV_ANON), A(0x10));
+	alloc_fail_arm(1);
+	ASSERT_EQ(map(0x18, 4, RW, PRIV_ANON), A(0x18));
+	ASSERT(alloc_fail_fired());
+	alloc_fail_disarm();
+	ASSERT_EQ(mm->map_count, 2);
+	ASSERT_EQ(mm_vma_at(mm, A(0x10))->end, A(0x18));
+	ASSERT_EQ(mm_vma_at(mm, A(0x18))->start, A(0x18));
+	ASSERT(mm_validate(mm));
+	return teardown();
+}
+
 static bool test_mprotect_splits_and_merges_back(void)
 {
 	ASSERT(setup());
@@ -580,6 +601,7 @@ static bool test_userfaultfd(void)
 int main(void)
 {
 	TEST(test_new_mapping_merges);
+	TEST(test_failed_merge_maps_unmerged);
 	TEST(test_mprotect_splits_and_merges_back);
 	TEST(test_account_flag_blocks_merge);
 	TEST(test_incompatible_anon_vmas_do_not_merge);

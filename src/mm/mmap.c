@@ -233,6 +233,12 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 	if (err)
 		goto put;
 	v = vma_merge_new_range(mm, &m, &err);
+	/*
+	 * As 6.12's __mmap_region: a merge that could not allocate changed
+	 * nothing, and the range gets a VMA of its own instead.
+	 */
+	if (!v && err == -ENOMEM)
+		err = 0;
 	if (err)
 		goto put;
 	if (!v)

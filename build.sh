@@ -350,7 +350,8 @@ fuzz() {
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64}
 	echo "+ ASAN_OPTIONS=$ASAN_OPTIONS ${cmd[*]}"
 
-	local log=$work/fuzz.log start end rc units rate crashes
+	local log=$work/fuzz.log start end rc units rate crashes old_crashes
+	old_crashes=$(count_files "$work/crashes")
 	start=$(date +%s)
 	# Ctrl-C: libFuzzer stops and prints its stats; tee must outlive it and
 	# this script must go on to the summary.
@@ -374,11 +375,27 @@ fuzz() {
 		rate=$(grep -Eo 'exec/s:? [0-9]+' "$log" | tail -n 1 | cut -d' ' -f2 || true)
 	fi
 	crashes=$(count_files "$work/crashes")
+	# The corpus keeps only what adds coverage: libFuzzer's -merge=1 into a
+	# fresh folder, which then replaces it (kept as it was if the merge
+	# fails; its log beside fuzz.log).
+	local grown merged=$work/corpus.merge
+	grown=$(count_files "$work/corpus")
+	rm -rf "$merged"
+	mkdir -p "$merged"
+	if "out/$flavor/$target" -merge=1 "$merged" "$work/corpus" >"$work/merge.log" 2>&1 &&
+		[ "$(count_files "$merged")" -gt 0 ]; then
+		rm -rf "$work/corpus"
+		mv "$merged" "$work/corpus"
+	else
+		rm -rf "$merged"
+		echo "   (merging the corpus failed; kept as it was: $ROOT/$work/merge.log)"
+	fi
 	echo
 	echo "== $target: libFuzzer exit status $rc after $((end - start))s"
 	echo "   exec/s:  ${rate:-?}${units:+ ($units executions)}"
-	echo "   corpus:  $(count_files "$work/corpus") inputs in $ROOT/$work/corpus"
-	echo "   crashes: $crashes file(s) in $ROOT/$work/crashes/"
+	echo "   corpus:  $(count_files "$work/corpus") inputs in $ROOT/$work/corpus" \
+		"(merged from $grown)"
+	echo "   crashes: $((crashes - old_crashes)) new this run, $crashes in all, in $ROOT/$work/crashes/"
 	if [ "$crashes" -gt 0 ]; then
 		local builds=replay
 		[ -n "$kdir" ] && builds=kernel

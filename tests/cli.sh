@@ -102,6 +102,11 @@ expect 0 'usage: ./build.sh fuzz' ./build.sh fuzz --help
 expect 2 "unknown option '--bogus' \\(engine flags go after '--'" ./build.sh fuzz --bogus
 expect 0 'Done [0-9]+ runs in' env VMAFUZZ_NO_DEPS=1 ./build.sh fuzz fuzz_mtree 30 -- -runs=10
 grep -q -- ' -runs=10$' "$T/out" && ok || bad "build.sh fuzz did not pass -runs=10 to libFuzzer last"
+grep -qE 'crashes: 0 new this run, [0-9]+ in all' "$T/out" && ok ||
+	bad "build.sh fuzz's summary does not tell new crashes from old: $(tail -n 5 "$T/out")"
+# and the corpus it grew is merged when it ends
+grep -qE 'inputs in .*/out/work/fuzz_mtree/corpus \(merged from [0-9]+\)' "$T/out" && ok ||
+	bad "build.sh fuzz did not merge its corpus: $(tail -n 5 "$T/out")"
 
 # without -v, nothing per operation
 expect 0 'inputs replayed' "$V" replay fuzz_mm corpus/fuzz_mm/map_limit.txt

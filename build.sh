@@ -246,6 +246,20 @@ run_tests() {
 }
 
 # ----------------------------------------------------------------------- fuzz
+# What a libFuzzer exit status means (its -*_exitcode defaults, and the
+# sanitizers' own exit status after a report).
+libfuzzer_status() {
+	case $1 in
+	0) echo "finished: the time or -runs was up" ;;
+	1) echo "a sanitizer report: the input is saved under crashes/" ;;
+	70) echo "an input ran longer than -timeout: saved as timeout-*" ;;
+	71) echo "out of memory (-rss_limit_mb or -malloc_limit_mb): saved as oom-*" ;;
+	72) echo "interrupted (Ctrl-C or a signal)" ;;
+	77) echo "a crash, leak or deadly signal: the input is saved under crashes/" ;;
+	*) echo "see libFuzzer's log" ;;
+	esac
+}
+
 fuzz_usage() {
 	cat <<-'EOF'
 	usage: ./build.sh fuzz [--afl|--plain] [--jobs N] [TARGET] [SECONDS] [-- ENGINE FLAGS...]
@@ -391,7 +405,7 @@ fuzz() {
 		echo "   (merging the corpus failed; kept as it was: $ROOT/$work/merge.log)"
 	fi
 	echo
-	echo "== $target: libFuzzer exit status $rc after $((end - start))s"
+	echo "== $target: libFuzzer exit status $rc ($(libfuzzer_status "$rc")) after $((end - start))s"
 	echo "   exec/s:  ${rate:-?}${units:+ ($units executions)}"
 	echo "   corpus:  $(count_files "$work/corpus") inputs in $ROOT/$work/corpus" \
 		"(merged from $grown)"

@@ -102,6 +102,8 @@ expect 0 'usage: ./build.sh fuzz' ./build.sh fuzz --help
 expect 2 "unknown option '--bogus' \\(engine flags go after '--'" ./build.sh fuzz --bogus
 expect 0 'Done [0-9]+ runs in' env VMAFUZZ_NO_DEPS=1 ./build.sh fuzz fuzz_mtree 30 -- -runs=10
 grep -q -- ' -runs=10$' "$T/out" && ok || bad "build.sh fuzz did not pass -runs=10 to libFuzzer last"
+grep -qF 'libFuzzer exit status 0 (finished: the time or -runs was up)' "$T/out" && ok ||
+	bad "build.sh fuzz does not explain libFuzzer's exit status: $(grep 'exit status' "$T/out")"
 grep -qE 'crashes: 0 new this run, [0-9]+ in all' "$T/out" && ok ||
 	bad "build.sh fuzz's summary does not tell new crashes from old: $(tail -n 5 "$T/out")"
 # and the corpus it grew is merged when it ends

@@ -318,9 +318,11 @@ endif
 # ------------------------------------------------------------ planted bugs
 # A planted bug is a small change under #ifdef VMAFUZZ_BUG_<name> in src/,
 # compiled in only by these goals, never by a normal build (they test the
-# triage tools: tests/triage.sh):
+# triage tools: tests/triage.sh; a test_ name is no kernel bug but a break
+# planted to test the harness, outside the known-bug suite):
 #   make bug-replay BUG=<name>      -> out/bugs/<name>/replay/<target>
 #   make bug-libfuzzer BUG=<name>   -> out/bugs/<name>/libfuzzer/<target>
+#   make bug-afl BUG=<name>         -> out/bugs/<name>/afl/<target> (afl++)
 # BUG may name several ("a b" or a,b: out/bugs/a+b/). Only the files that
 # mention a switch are compiled again, with it, into out/obj/bug-<name>/ (or
 # bug-<name>-libfuzzer/); the rest are the replay (libfuzzer) flavor's objects.
@@ -329,14 +331,15 @@ bug_comma := ,
 bug_space := $(subst ,, )
 BUG_LIST := $(sort $(subst $(bug_comma), ,$(subst +, ,$(BUG))))
 BUG_NAME := $(subst $(bug_space),+,$(BUG_LIST))
-.PHONY: bug-replay bug-libfuzzer list-bugs
+.PHONY: bug-replay bug-libfuzzer bug-afl list-bugs
+# the known-bug suite's: not the test_ plants, which test the harness itself
 list-bugs:
-	@echo $(BUGS)
+	@echo $(filter-out test_%,$(BUGS))
 ifeq ($(BUG_LIST),)
-bug-replay bug-libfuzzer:
+bug-replay bug-libfuzzer bug-afl:
 	@echo "make $@: set BUG=<name>; planted bugs: $(BUGS)" >&2; exit 2
 else ifneq ($(filter-out $(BUGS),$(BUG_LIST)),)
-bug-replay bug-libfuzzer:
+bug-replay bug-libfuzzer bug-afl:
 	@echo "make $@: no planted bug '$(filter-out $(BUGS),$(BUG_LIST))' (no VMAFUZZ_BUG_<name> in src/ or fuzz/); have: $(BUGS)" >&2; exit 2
 else
 BUG_DEFS := $(addprefix -DVMAFUZZ_BUG_,$(BUG_LIST))
@@ -349,13 +352,22 @@ FLAGS_bug-$(BUG_NAME)           = $(FLAGS_replay) $(BUG_DEFS)
 CC_bug-$(BUG_NAME)-libfuzzer    = $(CC_libfuzzer)
 FLAGS_bug-$(BUG_NAME)-libfuzzer = $(FLAGS_libfuzzer) $(BUG_DEFS)
 NOCMP_STAMP_bug-$(BUG_NAME)-libfuzzer = $(NOCMP_STAMP_libfuzzer)
-$(foreach f,bug-$(BUG_NAME) bug-$(BUG_NAME)-libfuzzer,$(eval $(call flavor_rules,$(f))))
+CC_bug-$(BUG_NAME)-afl          = $(CC_afl)
+FLAGS_bug-$(BUG_NAME)-afl       = $(FLAGS_afl) $(BUG_DEFS)
+$(foreach f,bug-$(BUG_NAME) bug-$(BUG_NAME)-libfuzzer bug-$(BUG_NAME)-afl,$(eval $(call flavor_rules,$(f))))
 $(call objs,bug-$(BUG_NAME)-libfuzzer,$(filter $(NOCMP_SRCS),$(BUG_SRCS))): \
 	private FLAGS_bug-$(BUG_NAME)-libfuzzer += $(NOCMP_FLAGS)
 BUG_REPLAY_BINS    := $(addprefix $(OUTDIR)/bugs/$(BUG_NAME)/replay/,$(TARGETS))
 BUG_LIBFUZZER_BINS := $(addprefix $(OUTDIR)/bugs/$(BUG_NAME)/libfuzzer/,$(TARGETS))
+BUG_AFL_BINS       := $(addprefix $(OUTDIR)/bugs/$(BUG_NAME)/afl/,$(TARGETS))
 bug-replay: $(BUG_REPLAY_BINS)
 bug-libfuzzer: $(BUG_LIBFUZZER_BINS)
+ifneq ($(HAVE_AFL),)
+bug-afl: $(BUG_AFL_BINS)
+else
+bug-afl:
+	@echo "make bug-afl: $(AFL_CC) not found (install the afl++ package)" >&2; exit 2
+endif
 
 $(BUG_REPLAY_BINS): $(OUTDIR)/bugs/$(BUG_NAME)/replay/%: $(OBJDIR)/replay/replay/%.o \
 		$(call objs,replay,$(filter-out $(BUG_SRCS),$(LIB_SRCS))) \
@@ -370,6 +382,13 @@ $(BUG_LIBFUZZER_BINS): $(OUTDIR)/bugs/$(BUG_NAME)/libfuzzer/%: $(OBJDIR)/libfuzz
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC_libfuzzer) $(LINK_libfuzzer) $^ $(LDLIBS) -o $@
+
+$(BUG_AFL_BINS): $(OUTDIR)/bugs/$(BUG_NAME)/afl/%: $(OBJDIR)/afl/engine/%.o \
+		$(call objs,afl,$(filter-out $(BUG_SRCS),$(LIB_SRCS))) \
+		$(call objs,bug-$(BUG_NAME)-afl,$(BUG_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_afl) $(LINK_afl) $^ $(LDLIBS) -o $@
 endif
 
 # ------------------------------------------------- mutator, cmplog, coverage
@@ -468,7 +487,7 @@ help:
 	@echo "       test (builds out/tests/*; ./build.sh test runs them)"
 	@echo "       oss-fuzz (needs OSSFUZZ_OUT=dir) list-targets clean"
 	@echo "       libfuzzer-plain (no custom mutator) afl-cmplog coverage (see \"mutator, cmplog, coverage\")"
-	@echo "       bug-replay bug-libfuzzer BUG=<name> (planted bugs: $(BUGS)) list-bugs"
+	@echo "       bug-replay bug-libfuzzer bug-afl BUG=<name> (planted bugs: $(BUGS)) list-bugs"
 	@echo "       kernel kernel-test kernel-check kernel-objs-FLAVOR [KSRC=tree] (kernel/kernel.mk, docs/kernel.md)"
 	@echo "targets: $(TARGETS)"
 

@@ -76,8 +76,10 @@ kernel_twin() {
 	sed -n 's|^/\* vmafuzz-twin: \([a-z_]*\).*|\1|p' "kernel/$1.c" | head -n 1
 }
 
+# Files of a folder, not counting dotfiles (a crash folder's .builds) or
+# AFL++'s README.txt.
 count_files() {
-	[ -d "$1" ] && find "$1" -maxdepth 1 -type f | wc -l || echo 0
+	[ -d "$1" ] && find "$1" -maxdepth 1 -type f ! -name '.*' ! -name README.txt | wc -l || echo 0
 }
 
 usage() {
@@ -262,22 +264,84 @@ libfuzzer_status() {
 
 fuzz_usage() {
 	cat <<-'EOF'
-	usage: ./build.sh fuzz [--afl|--plain] [--jobs N] [TARGET] [SECONDS] [-- ENGINE FLAGS...]
+	usage: ./build.sh fuzz [--bug NAME...] [--afl|--plain] [--jobs N] [--seeds DIR]
+	                       [TARGET] [SECONDS] [-- ENGINE FLAGS...]
 
 	Builds TARGET (default fuzz_mm; a kernel target such as kfuzz_mtree
 	fuzzes from its model twin's seeds) and fuzzes it for SECONDS (default
 	600) from out/corpus/<target>, the corpus growing in out/work/<target>/.
+	  --bug NAME  the build with planted bug NAME (make list-bugs; again
+	              for more than one): out/bugs/NAME/, its replay build too
+	  --seeds DIR start from DIR's inputs, not out/corpus/<target>
 	  --afl       under afl-fuzz (CmpLog, the structure-aware mutator)
 	  --plain     libFuzzer without the structure-aware mutator
 	  --jobs N    N workers on one corpus (libFuzzer -fork=N, AFL++ -M/-S)
 	  -- FLAGS    passed to the engine as they are (libFuzzer: -runs=1000,
 	              -seed=7 ...; afl-fuzz: -p explore ...), after ours
-	Crashes go to out/work/<target>/crashes/ (AFL++: afl/<instance>/crashes/).
+	A status line every few seconds; the engine's whole log in
+	out/work/<target>/logs/ (fuzz.log: the last run's).
+	Crashes go to out/work/<target>/crashes/ (AFL++: afl/<instance>/crashes/);
+	each folder's .builds says which build found each crash, and vmafuzz
+	triage, minimize, regress and replay use that build's replay driver.
 	EOF
 }
 
+# The planted bugs of the model (VMAFUZZ_BUG_<name> in src/ or fuzz/, as the
+# Makefile finds them), the harness's own test_ plants included.
+planted_bugs() {
+	grep -rhoE 'VMAFUZZ_BUG_[A-Za-z0-9_]+' src fuzz 2>/dev/null | sed 's/^VMAFUZZ_BUG_//' | sort -u
+}
+
+# record_builds DIR BUILD BEFORE: name BUILD in DIR/.builds for each crash
+# file of DIR not in the list BEFORE (one name per line), i.e. new this run.
+record_builds() {
+	local dir=$1 build=$2 before=$3 f name
+	[ -d "$dir" ] || return 0
+	for f in "$dir"/*; do
+		[ -f "$f" ] || continue
+		name=$(basename "$f")
+		[ "$name" = README.txt ] && continue
+		grep -qxF -- "$name" <<<"$before" && continue
+		# already recorded so (the last line for a name counts)
+		[ -f "$dir/.builds" ] && [ "$(grep -F -- "$name " "$dir/.builds" | tail -n 1)" = "$name $build" ] && continue
+		echo "$name $build" >>"$dir/.builds"
+	done
+}
+
+# crash_names DIR: the crash files of DIR, one per line.
+crash_names() {
+	[ -d "$1" ] && find "$1" -maxdepth 1 -type f ! -name '.*' ! -name README.txt -printf '%f\n' | sort || true
+}
+
+# fuzz_status LOG CRASHDIR BEFORE START SECS: a status line every few
+# seconds from libFuzzer's log, until killed. On a terminal the line is
+# rewritten in place every 5 s; else one line every 30 s
+# (VMAFUZZ_STATUS_EVERY=S: every S s).
+fuzz_status() {
+	local log=$1 crashes=$2 before=$3 start=$4 secs=$5 every=30 end=$'\n' last now t left
+	local cov corp rate n
+	if [ -t 1 ]; then
+		every=5 end=$'\r'
+	fi
+	every=${VMAFUZZ_STATUS_EVERY:-$every}
+	while sleep "$every"; do
+		now=$(date +%s)
+		t=$((now - start))
+		left=$((secs - t))
+		[ "$left" -lt 0 ] && left=0
+		last=$(grep -E 'cov: [0-9]+.*exec/s:? [0-9]+' "$log" 2>/dev/null | tail -n 1 || true)
+		cov=$(grep -Eo 'cov: [0-9]+' <<<"$last" | cut -d' ' -f2 || true)
+		corp=$(grep -Eo 'corp: [0-9]+' <<<"$last" | cut -d' ' -f2 || true)
+		rate=$(grep -Eo 'exec/s:? [0-9]+' <<<"$last" | grep -Eo '[0-9]+' || true)
+		n=$(($(count_files "$crashes") - before))
+		printf '[%s] %ds elapsed, %ds left: exec/s %s, edges %s, corpus %s, crashes %d new%s' \
+			"$(date +%H:%M:%S)" "$t" "$left" "${rate:-?}" "${cov:-?}" "${corp:-?}" "$n" \
+			"$end"
+	done
+}
+
 fuzz() {
-	local use_afl=0 plain=0 jobs=1 target="" secs="" a engine=()
+	local use_afl=0 plain=0 jobs=1 target="" secs="" a engine=() bugs=() seeds_dir=
 	while [ $# -gt 0 ]; do
 		a=$1
 		shift
@@ -292,6 +356,18 @@ fuzz() {
 			;;
 		--afl) use_afl=1 ;;
 		--plain) plain=1 ;;
+		--seeds=*) seeds_dir=${a#--seeds=} ;;
+		--seeds)
+			[ $# -gt 0 ] || { echo "build.sh fuzz: --seeds needs a directory" >&2; exit 2; }
+			seeds_dir=$1
+			shift
+			;;
+		--bug=*) bugs+=("${a#--bug=}") ;;
+		--bug)
+			[ $# -gt 0 ] || { echo "build.sh fuzz: --bug needs a planted bug's name (make list-bugs)" >&2; exit 2; }
+			bugs+=("$1")
+			shift
+			;;
 		--jobs=*) jobs=${a#--jobs=} ;;
 		--jobs | -j)
 			[ $# -gt 0 ] || { echo "build.sh: $a needs a number" >&2; exit 2; }
@@ -317,6 +393,29 @@ fuzz() {
 		[ -e fuzz/fuzz_mm.c ] && target=fuzz_mm
 	fi
 	secs=${secs:-600}
+	# --bug: the planted bugs' build, named as the Makefile names it (sorted,
+	# joined by +)
+	local bug="" b
+	if [ ${#bugs[@]} -gt 0 ]; then
+		local have
+		have=$(planted_bugs)
+		for b in "${bugs[@]}"; do
+			if ! grep -qxF -- "$b" <<<"$have"; then
+				echo "build.sh fuzz: no planted bug '$b' (have: $(paste -sd' ' - <<<"$have"))" >&2
+				exit 2
+			fi
+		done
+		bug=$(printf '%s\n' "${bugs[@]}" | sort -u | paste -sd+ -)
+		if [ "$plain" = 1 ]; then
+			echo "build.sh fuzz: --bug builds have the structure-aware mutator (no --plain)" >&2
+			exit 2
+		fi
+		if [ -e "kernel/$target.c" ]; then
+			echo "build.sh fuzz: --bug plants bugs in the model; the kernel targets' reverted" \
+				"fixes are patches to the kernel tree (scripts/kernel-bugs.sh)" >&2
+			exit 2
+		fi
+	fi
 	# a kernel target runs its model twin's programs: kfuzz_mtree, fuzz_mtree's
 	local twin=$target kdir=""
 	if [ -e "kernel/$target.c" ]; then
@@ -333,7 +432,12 @@ fuzz() {
 		exit 2
 	fi
 
-	local work=out/work/$target seeds=out/corpus/$twin dict=dict/$twin.dict
+	# (VMAFUZZ_WORK_ROOT: another folder for out/work, as tests use)
+	local work=${VMAFUZZ_WORK_ROOT:-out/work}/$target seeds=out/corpus/$twin dict=dict/$twin.dict
+	if [ -n "$seeds_dir" ]; then
+		[ -d "$seeds_dir" ] || { echo "build.sh fuzz: --seeds $seeds_dir: not a directory" >&2; exit 2; }
+		seeds=$seeds_dir
+	fi
 	deps
 	mkdir -p "$work/corpus" "$work/crashes" "$seeds"
 	if [ "$use_afl" = 1 ]; then
@@ -344,6 +448,10 @@ fuzz() {
 	local flavor=${kdir}libfuzzer what="structure-aware mutator on; --plain: off"
 	if [ "$plain" = 1 ]; then
 		flavor=libfuzzer-plain what="libFuzzer's own mutations only (--plain)"
+	fi
+	if [ -n "$bug" ]; then
+		flavor=bugs/$bug/libfuzzer what="planted bug $bug, structure-aware mutator on"
+		run_make bug-libfuzzer bug-replay BUG="$bug"
 	fi
 	run_make "out/$flavor/$target" corpus
 	find "$seeds" -maxdepth 1 -type f -exec cp -n -t "$work/corpus" {} +
@@ -364,18 +472,30 @@ fuzz() {
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64}
 	echo "+ ASAN_OPTIONS=$ASAN_OPTIONS ${cmd[*]}"
 
-	local log=$work/fuzz.log start end rc units rate crashes old_crashes
+	# the engine's whole log, one per run, fuzz.log the last one's
+	local log start end rc units rate crashes old_crashes before spid
+	mkdir -p "$work/logs"
+	log=$work/logs/$(date +%Y%m%d-%H%M%S)-${flavor//\//-}.log
+	ln -sfn "logs/$(basename "$log")" "$work/fuzz.log"
+	echo "   engine log: $ROOT/$log"
 	old_crashes=$(count_files "$work/crashes")
+	before=$(crash_names "$work/crashes")
 	start=$(date +%s)
-	# Ctrl-C: libFuzzer stops and prints its stats; tee must outlive it and
-	# this script must go on to the summary.
-	trap 'echo "(interrupted)"' INT
+	# Ctrl-C: libFuzzer stops and prints its stats; this script must go on
+	# to the summary (the status loop, in the background, ignores it).
+	trap 'echo; echo "(interrupted)"' INT
+	fuzz_status "$log" "$work/crashes" "$old_crashes" "$start" "$secs" &
+	spid=$!
 	set +e
-	"${cmd[@]}" 2>&1 | (trap '' INT; exec tee "$log")
-	rc=${PIPESTATUS[0]}
+	"${cmd[@]}" >"$log" 2>&1
+	rc=$?
 	set -e
+	kill "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
 	trap - INT
 	end=$(date +%s)
+	[ -t 1 ] && echo # past the status line
+	record_builds "$work/crashes" "$flavor" "$before"
 
 	# exec/s: libFuzzer's final stats (executed units / its run time), else
 	# units / wall time, else the last progress line.
@@ -396,7 +516,9 @@ fuzz() {
 	grown=$(count_files "$work/corpus")
 	rm -rf "$merged"
 	mkdir -p "$merged"
-	if "out/$flavor/$target" -merge=1 "$merged" "$work/corpus" >"$work/merge.log" 2>&1 &&
+	# (an input that crashes the merge is saved with the run's crashes)
+	if "out/$flavor/$target" -merge=1 -artifact_prefix="$work/crashes/" "$merged" \
+		"$work/corpus" >"$work/merge.log" 2>&1 &&
 		[ "$(count_files "$merged")" -gt 0 ]; then
 		rm -rf "$work/corpus"
 		mv "$merged" "$work/corpus"
@@ -404,16 +526,22 @@ fuzz() {
 		rm -rf "$merged"
 		echo "   (merging the corpus failed; kept as it was: $ROOT/$work/merge.log)"
 	fi
+	record_builds "$work/crashes" "$flavor" "$before"
+	crashes=$(count_files "$work/crashes")
 	echo
 	echo "== $target: libFuzzer exit status $rc ($(libfuzzer_status "$rc")) after $((end - start))s"
 	echo "   exec/s:  ${rate:-?}${units:+ ($units executions)}"
 	echo "   corpus:  $(count_files "$work/corpus") inputs in $ROOT/$work/corpus" \
 		"(merged from $grown)"
 	echo "   crashes: $((crashes - old_crashes)) new this run, $crashes in all, in $ROOT/$work/crashes/"
+	if [ "$crashes" -gt "$old_crashes" ]; then
+		# what the engine said of the crash, from the log
+		grep -E '^vmafuzz: (invariant|model assertion)|ERROR: (AddressSanitizer|libFuzzer)|runtime error:|^SUMMARY:|Test unit written to' \
+			"$log" | head -n 8 | sed 's/^/   | /' || true
+	fi
 	if [ "$crashes" -gt 0 ]; then
-		local builds=replay
-		[ -n "$kdir" ] && builds=kernel
-		echo "   replay one with: out/${kdir}replay/$target FILE   (./build.sh $builds builds it)"
+		echo "   triage:  out/vmafuzz triage $work/crashes   (each crash with the replay" \
+			"driver of the build that found it)"
 	fi
 	echo "   log:     $ROOT/$log"
 	return "$rc"
@@ -429,10 +557,14 @@ fuzz_afl() {
 		exit 1
 	fi
 	# a kernel target: its own AFL++ and CmpLog builds, its twin's mutator
-	local bin=out/afl/$target cmplog=out/afl-cmplog/$target
+	local bin=out/afl/$target cmplog=out/afl-cmplog/$target build=afl
 	if [ -n "$kdir" ]; then
-		bin=out/kernel/afl/$target cmplog=out/kernel/afl-cmplog/$target
+		bin=out/kernel/afl/$target cmplog=out/kernel/afl-cmplog/$target build=kernel/afl
 	fi
+	# --bug: its AFL++ build (and its replay build, for triage); CmpLog's
+	# comparisons from the normal build
+	[ -n "$bug" ] && bin=out/bugs/$bug/afl/$target build=bugs/$bug/afl &&
+		run_make bug-afl bug-replay BUG="$bug"
 	run_make "$bin" "out/afl/$twin-mutator.so" "$cmplog" corpus
 	local in=$seeds
 	if [ "$(count_files "$seeds")" -eq 0 ]; then
@@ -441,6 +573,9 @@ fuzz_afl() {
 		mkdir -p "$in"
 		printf '\0' >"$in/empty"
 	fi
+	# the crashes there before this run (AFL_AUTORESUME keeps them)
+	local before_afl d
+	before_afl=$(for d in "$work"/afl/*/crashes; do crash_names "$d" | sed "s|^|$d/|"; done 2>/dev/null)
 	local common=(-i "$in" -o "$work/afl")
 	[ -f "$dict" ] && common+=(-x "$dict")
 	local names=(default) i pids=() rc=0
@@ -449,6 +584,9 @@ fuzz_afl() {
 		names+=("s$i")
 	done
 	# AFL_AUTORESUME: keep the output directory (and its queue) between runs.
+	# AFL_SKIP_CRASHES: a seed that crashes (a --bug build's, often) is
+	# skipped, not the end of the run.
+	export AFL_SKIP_CRASHES=1
 	export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
 		AFL_AUTORESUME=1 AFL_CUSTOM_MUTATOR_LIBRARY="$ROOT/out/afl/$twin-mutator.so"
 	# No pinning to a core (afl-fuzz refuses to start when every core is
@@ -488,8 +626,10 @@ fuzz_afl() {
 	echo
 	echo "== $target: afl-fuzz exit status $rc"
 	for n in "${names[@]}"; do
+		record_builds "$work/afl/$n/crashes" "$build" \
+			"$(sed -n "s|^$work/afl/$n/crashes/||p" <<<"$before_afl")"
 		stats=$work/afl/$n/fuzzer_stats
-		c=$(find "$work/afl/$n/crashes" -type f ! -name README.txt 2>/dev/null | wc -l)
+		c=$(count_files "$work/afl/$n/crashes")
 		crashes=$((crashes + c))
 		if [ -f "$stats" ]; then
 			echo "   $n: exec/s $(sed -n 's/^execs_per_sec *: *//p' "$stats")," \

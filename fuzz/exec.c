@@ -37,9 +37,16 @@ static int failing_step(const struct exec *x)
 	return x->step;
 }
 
+/* A report under way: a sanitizer's report of a fault inside it must not
+ * start a second one (AddressSanitizer would call that a nested bug and
+ * exit before the engine saved the input). */
+static bool reporting;
+
 void exec_report(FILE *out, struct exec *x)
 {
 	int step = failing_step(x);
+
+	reporting = true;
 
 	fprintf(out, "--- program (%s), ", x->desc->target);
 	if (step < 0)
@@ -67,6 +74,7 @@ void exec_report(FILE *out, struct exec *x)
 		x->dump_state(out, x->state);
 	}
 	fprintf(out, "--- end of report ---\n");
+	reporting = false;
 }
 
 static void report_hook(FILE *out, void *arg)
@@ -76,6 +84,11 @@ static void report_hook(FILE *out, void *arg)
 
 static void death_hook(void)
 {
+	if (reporting) {
+		fprintf(stderr, "--- the program's report was cut short: the sanitizer's report "
+				"just above is of a fault in the report itself ---\n");
+		return;
+	}
 	if (current)
 		exec_report(stderr, current);
 }

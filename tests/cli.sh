@@ -100,8 +100,20 @@ done
 # ./build.sh fuzz's command line: --help, a bad option, engine flags after --
 expect 0 'usage: ./build.sh fuzz' ./build.sh fuzz --help
 expect 2 "unknown option '--bogus' \\(engine flags go after '--'" ./build.sh fuzz --bogus
-expect 0 'Done [0-9]+ runs in' env VMAFUZZ_NO_DEPS=1 ./build.sh fuzz fuzz_mtree 30 -- -runs=10
-grep -q -- ' -runs=10$' "$T/out" && ok || bad "build.sh fuzz did not pass -runs=10 to libFuzzer last"
+expect 2 "no planted bug 'nosuch'" ./build.sh fuzz --bug nosuch fuzz_fork 5
+expect 2 '--bug needs a planted bug' ./build.sh fuzz fuzz_fork --bug
+expect 2 "--seeds $T/none: not a directory" ./build.sh fuzz --seeds "$T/none" fuzz_fork 5
+expect 2 'the kernel targets. reverted' ./build.sh fuzz --bug mt_gap_stale kfuzz_mtree 5
+expect 0 'engine log: .*/out/work/fuzz_mtree/logs/' env VMAFUZZ_NO_DEPS=1 VMAFUZZ_STATUS_EVERY=1 \
+	./build.sh fuzz fuzz_mtree 30 -- -runs=3000
+grep -q -- ' -runs=3000$' "$T/out" && ok || bad "build.sh fuzz did not pass -runs=3000 to libFuzzer last"
+# the engine's flood goes to the run's own log (fuzz.log: the last one);
+# the terminal gets status lines
+grep -qE 'Done [0-9]+ runs in' out/work/fuzz_mtree/fuzz.log && ok ||
+	bad "the last run's log out/work/fuzz_mtree/fuzz.log lacks libFuzzer's end"
+grep -q 'NEW' "$T/out" && bad "build.sh fuzz printed libFuzzer's NEW lines" || ok
+grep -qE '^\[[0-9:]+\] [0-9]+s elapsed, [0-9]+s left: exec/s [0-9?]+, edges [0-9?]+, corpus [0-9?]+, crashes 0 new' "$T/out" && ok ||
+	bad "build.sh fuzz printed no status line: $(head -n 8 "$T/out")"
 grep -qF 'libFuzzer exit status 0 (finished: the time or -runs was up)' "$T/out" && ok ||
 	bad "build.sh fuzz does not explain libFuzzer's exit status: $(grep 'exit status' "$T/out")"
 grep -qE 'crashes: 0 new this run, [0-9]+ in all' "$T/out" && ok ||
@@ -109,6 +121,11 @@ grep -qE 'crashes: 0 new this run, [0-9]+ in all' "$T/out" && ok ||
 # and the corpus it grew is merged when it ends
 grep -qE 'inputs in .*/out/work/fuzz_mtree/corpus \(merged from [0-9]+\)' "$T/out" && ok ||
 	bad "build.sh fuzz did not merge its corpus: $(tail -n 5 "$T/out")"
+
+# vmafuzz replay's own options
+expect 0 'usage: vmafuzz replay' "$V" replay --help
+expect 2 "--replay $T/none: not a directory" "$V" replay --replay "$T/none" fuzz_mm corpus/fuzz_mm/map_limit.txt
+expect 2 "no replay driver $T/fuzz_mm" "$V" replay --replay "$T" fuzz_mm corpus/fuzz_mm/map_limit.txt
 
 # without -v, nothing per operation
 expect 0 'inputs replayed' "$V" replay fuzz_mm corpus/fuzz_mm/map_limit.txt

@@ -113,7 +113,7 @@ static int load_crash(const struct args *a, const struct fuzz_target **t, char *
 	*t = a->o.target ? a->o.target : cmd_file_target("minimize", a->in);
 	if (!*t)
 		return 2;
-	if (!crash_driver("minimize", &a->o, *t, driver, PATH_MAX))
+	if (!crash_driver("minimize", &a->o, *t, a->in, driver, PATH_MAX))
 		return 2;
 	data = load_input(*t, a->in, size, stderr);
 	if (!data)

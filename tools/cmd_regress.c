@@ -210,7 +210,7 @@ int cmd_regress(int argc, char **argv)
 	if (!t)
 		return 2;
 	rc = choose_root(a.root, root, sizeof(root));
-	if (rc || !crash_driver("regress", &a.o, t, driver, sizeof(driver)))
+	if (rc || !crash_driver("regress", &a.o, t, a.in, driver, sizeof(driver)))
 		return rc ? rc : 2;
 	rc = run_stored_form(t, a.in, driver, a.o.timeout, &p, &bin, &size, &r);
 	if (!rc && !entry_path(root, t, r.bucket, bin, size, path, sizeof(path)))

@@ -254,7 +254,8 @@ static bool run_files(const struct triage_args *a, const struct crash_file *file
 	for (size_t i = 0; i < n; i++) {
 		char driver[PATH_MAX];
 
-		if (!crash_driver("triage", &a->o, files[i].target, driver, sizeof(driver)) ||
+		if (!crash_driver("triage", &a->o, files[i].target, files[i].path, driver,
+				  sizeof(driver)) ||
 		    !crash_run(driver, files[i].path, a->o.timeout, &tr[i].res, NULL))
 			return false;
 		tr[i].file = &files[i];
@@ -277,7 +278,8 @@ static void sort_buckets(const struct triage_args *a, struct buckets *bs)
 			struct triaged *s = bs->v[i].v[0];
 			char driver[PATH_MAX];
 
-			if (crash_driver("triage", &a->o, s->file->target, driver, sizeof(driver)))
+			if (crash_driver("triage", &a->o, s->file->target, s->file->path, driver,
+					 sizeof(driver)))
 				crash_locate(driver, s->file->path, a->o.timeout, &s->res);
 		}
 	}

@@ -4,6 +4,8 @@
  *
  *   --target T, -t T   the target of the files (default: from each path)
  *   --replay DIR       the replay drivers to use: DIR/<target> (default:
+ *                      the replay build of the build that found the file,
+ *                      as its folder records it (crash_build.h), else
  *                      replay/ beside the vmafuzz binary)
  *   --timeout S        kill a driver run after S seconds, 1..3600 (20)
  *
@@ -29,9 +31,10 @@ struct crash_opts {
  * 1 if taken, 0 if argv[*i] is not one, -1 after a usage error of @cmd. */
 int crash_opt(const char *cmd, int argc, char **argv, int *i, struct crash_opts *o);
 
-/* The replay driver for target @t under @o into @buf; false after a
- * message naming the path tried on stderr. */
+/* The replay driver for crash file @path (NULL: none in particular) of
+ * target @t under @o into @buf; false after a message naming the path
+ * tried, and how to build it, on stderr. */
 bool crash_driver(const char *cmd, const struct crash_opts *o, const struct fuzz_target *t,
-		  char *buf, size_t len);
+		  const char *path, char *buf, size_t len);
 
 #endif

@@ -84,22 +84,31 @@ const struct fuzz_target *cmd_file_target(const char *cmd, const char *path)
 	return t;
 }
 
+bool tool_dir(char *buf, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int n;
+
+	if (k <= 0)
+		return false;
+	self[k] = 0;
+	n = snprintf(buf, len, "%s", dirname(self));
+	return n > 0 && (size_t)n < len;
+}
+
 bool replay_driver(const char *dir, const char *target, char *buf, size_t len)
 {
-	char self[PATH_MAX], *exe_dir;
+	char exe_dir[PATH_MAX];
 	int n;
 
 	if (dir) {
 		n = snprintf(buf, len, "%s/%s", dir, target);
 	} else {
-		ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-		if (k <= 0) {
+		if (!tool_dir(exe_dir, sizeof(exe_dir))) {
 			snprintf(buf, len, "replay/%s", target);
 			return false;
 		}
-		self[k] = 0;
-		exe_dir = dirname(self);
 		n = snprintf(buf, len, "%s/replay/%s", exe_dir, target);
 		if (n >= 0 && (size_t)n < len && access(buf, X_OK) != 0)
 			/* a kernel target's driver: out/kernel/replay/ */

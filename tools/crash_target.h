@@ -26,6 +26,9 @@ const struct fuzz_target *crash_target_of(const char *path);
  * (with the closest name), or nothing in it names one. */
 const struct fuzz_target *cmd_file_target(const char *cmd, const char *path);
 
+/* The folder of this binary (out/ in a build) into @buf. */
+bool tool_dir(char *buf, size_t len);
+
 /* The replay driver of @target: <dir>/<target>, or with @dir NULL the one
  * beside this binary, <dir of /proc/self/exe>/replay/<target>. False when it
  * is not there (or not executable); @buf holds the path tried. */

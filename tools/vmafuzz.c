@@ -6,7 +6,7 @@
  *   vmafuzz ops TARGET                    a target's operations    (cmd_ops.c)
  *   vmafuzz print [--target T] FILE       a program as text        (cmd_print.c)
  *   vmafuzz compile [--target T] FILE.txt -o OUT                   (cmd_compile.c)
- *   vmafuzz replay [--in-process] TARGET FILE|DIR...               (cmd_replay.c)
+ *   vmafuzz replay [--in-process] [--replay DIR] TARGET FILE|DIR... (cmd_replay.c)
  *   vmafuzz bench [NAME [ARGS]]                                    (cmd_bench.c)
  *   vmafuzz triage [--target T] [--json|--sarif] DIR|FILE...       (cmd_triage.c)
  *   vmafuzz minimize [--target T] [-o OUT] FILE                    (cmd_minimize.c)
@@ -38,11 +38,12 @@ static const struct command commands[] = {
      "The target is taken from --target, the program's 'target' line, or the path.\n"
      "Errors name the file, line and column.",
      cmd_compile},
-    {"replay", "replay [--in-process] [-v] TARGET FILE|DIR...",
+    {"replay", "replay [--in-process] [--replay DIR] [-v] TARGET FILE|DIR...",
      "Run inputs through TARGET without a fuzzing engine (.txt files are compiled\n"
-     "first). Uses the sanitized driver replay/TARGET beside this binary when it\n"
-     "exists, else runs in this process (--in-process forces that). A failing input\n"
-     "aborts with its report.",
+     "first). Uses a sanitized driver when there is one: DIR/TARGET with --replay,\n"
+     "else the replay build of the build that found the files (their folder's\n"
+     ".builds), else replay/TARGET beside this binary; without one, or with\n"
+     "--in-process, runs in this process. A failing input aborts with its report.",
      cmd_replay},
     {"bench", "bench [NAME [--csv]]", "Run a benchmark; without NAME, list them.", cmd_bench},
     {"triage", "triage [--target T] [--replay DIR] [--timeout S] [--json|--sarif] DIR|FILE...",

@@ -98,6 +98,12 @@ static void pte_clear(struct mm *mm, uintptr_t *slot, uint64_t addr)
 	mm_note_change(mm, addr, addr + PAGE_SIZE);
 	if (p == &zero_page)
 		return;
+#ifdef VMAFUZZ_BUG_test_exit_frees_shared
+	/* planted for tests/crash_kept.sh, no kernel bug: exit frees every page
+	 * it unmaps, one another process still maps too */
+	if (mm->exiting)
+		p->refcount = 1;
+#endif
 	page_map_changes++;
 	p->mapcount--;
 	if (p->anon_vma)

@@ -7,10 +7,18 @@
 
 #include "mm/types.h"
 
+#include <stdbool.h>
+
 struct vma_usage {
 	uint64_t rss, anonymous; /* pages */
 };
 
 void vma_usage(struct mm *mm, const struct vma *v, struct vma_usage *u);
+/*
+ * For failure reports: as vma_usage, but no page table or page is read
+ * that is not a live allocation (a broken operation may have freed it);
+ * false, with @u counting what could be read, when one was met.
+ */
+bool vma_usage_guarded(struct mm *mm, const struct vma *v, struct vma_usage *u);
 
 #endif

@@ -152,6 +152,16 @@ uint64_t alloc_live_total(void)
 	return n;
 }
 
+bool alloc_is_live(enum alloc_kind kind, const void *obj)
+{
+	if ((unsigned)kind >= AK_NR || !obj)
+		return false;
+	for (const struct alloc_hdr *h = live_head[kind]; h; h = h->next)
+		if ((const void *)(h + 1) == obj)
+			return true;
+	return false;
+}
+
 void alloc_for_each_live(enum alloc_kind kind, void (*fn)(void *obj, void *arg), void *arg)
 {
 	struct alloc_hdr *h, *next;

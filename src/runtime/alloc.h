@@ -89,6 +89,13 @@ const struct alloc_stats *alloc_stats(void);
 uint64_t alloc_live(enum alloc_kind kind);
 uint64_t alloc_live_total(void);
 
+/*
+ * Whether @obj is a live object of @kind, found without reading @obj: for
+ * failure reports, which must not read what a broken operation freed.
+ * Linear in the live objects of @kind; not for the checks' hot paths.
+ */
+bool alloc_is_live(enum alloc_kind kind, const void *obj);
+
 /* Visit every live object of @kind (order of allocation). */
 void alloc_for_each_live(enum alloc_kind kind, void (*fn)(void *obj, void *arg), void *arg);
 

@@ -14,6 +14,7 @@
  *   vmafuzz plot [-o PNG] LOG|PLOT_DATA... | --bench CSV           (cmd_plot.c)
  *   vmafuzz conform [-v] [--keep-going] FILE... | --random N [--seed S] [--ops K]
  *                                                                  (cmd_conform.c)
+ *   vmafuzz corpus merge|min [--afl] [--tmin] TARGET DIR [MORE...] (cmd_corpus.c)
  *
  * This file only dispatches: the table of commands (name, usage, help) and
  * main(). Each command's body is in tools/cmd_<name>.c (cmd.h); what they
@@ -110,6 +111,15 @@ static const struct command commands[] = {
      "(probed first) allocates a page there: programs doing that are skipped (random\n"
      "ones draw another operation); --compare-read-faults runs them anyway.",
      cmd_conform},
+    {"corpus", "corpus merge|min [--afl] [--tmin] [--build DIR] TARGET DIR [MORE...]",
+     "merge: add to DIR the inputs of MORE... that add coverage (libFuzzer -merge=1).\n"
+     "min: replace DIR by the fewest inputs of DIR and MORE... that cover what they\n"
+     "all cover (libFuzzer -merge=1 into a fresh folder; --afl: afl-cmin, --tmin:\n"
+     "then afl-tmin on each input). DIR is replaced only when that worked.\n"
+     "The engine build is TARGET's beside vmafuzz (libfuzzer/, afl/, kernel/...) or\n"
+     "--build DIR. Inputs that crash are saved in crashes/ beside DIR (named in its\n"
+     ".builds); the engine's log is DIR's sibling corpus-merge.log or corpus-min.log.",
+     cmd_corpus},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -23,6 +23,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/*
+ * UndefinedBehaviorSanitizer's defaults for this binary: OSS-Fuzz's UBSan
+ * builds check unsigned-integer-overflow too, and ClusterFuzz silences it
+ * at run time, since unsigned wrap-around is defined and intended (the
+ * model's hashes, masks and "last + 1" of a range ending at the top). A
+ * local run of such a build does the same; UBSAN_OPTIONS in the
+ * environment still come after these and win.
+ */
+const char *__ubsan_default_options(void);
+
+const char *__ubsan_default_options(void)
+{
+	return "silence_unsigned_overflow=1:print_stacktrace=1";
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -127,6 +127,18 @@ for c in $configs; do
 			fi
 			runs "$c: $t runs 4 inputs" 'Done 4 runs' "$b" -runs=4 -seed=1
 			runs "$c: $t replays its seeds" 'Done [0-9]+ runs' "$b" -runs=0 "$T/seeds"
+			if [ "$c" = undefined ]; then
+				# a local run, without ClusterFuzz's UBSAN_OPTIONS: the
+				# binary's own defaults silence the intended unsigned
+				# wrap-around (and the environment still wins)
+				runs "undefined: $t replays its seeds with no UBSAN_OPTIONS" 'Done [0-9]+ runs' \
+					env -u UBSAN_OPTIONS "$b" -runs=0 "$T/seeds"
+				grep -q 'runtime error' "$T/run.log" &&
+					bad "undefined: $t reports intended unsigned wrap-around: $(grep -m1 'runtime error' "$T/run.log")" || ok
+				(cd "$T/run" && env UBSAN_OPTIONS=silence_unsigned_overflow=0 "$b" -runs=0 "$T/seeds") >"$T/run.log" 2>&1
+				grep -q 'unsigned integer overflow' "$T/run.log" && ok ||
+					bad "undefined: UBSAN_OPTIONS does not override $t's defaults"
+			fi
 			;;
 		coverage)
 			has "$b" '__llvm_profile_runtime' 'the profile runtime'

@@ -22,5 +22,6 @@ int cmd_minimize(int argc, char **argv);
 int cmd_regress(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
+int cmd_repro(int argc, char **argv);
 
 #endif

@@ -270,9 +270,9 @@ int main(void)
 			failed_at = i;
 	}
 	for (unsigned i = failed_at + 1; repro_tap && i < repro_nsteps; i++) {
-		for (int k = repro_steps[i].call.code == KSYS_FORK; k >= 0; k--) {
-			printf("ok %u step %u: %s # SKIP an earlier step differed\n", ++repro_test,
-			       i, repro_steps[i].op);
+		for (int k = 0; k <= (repro_steps[i].call.code == KSYS_FORK); k++) {
+			printf("ok %u step %u%s: %s # SKIP an earlier step differed\n",
+			       ++repro_test, i, k ? " (the child)" : "", repro_steps[i].op);
 			repro_skipped++;
 		}
 	}

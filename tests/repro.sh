@@ -141,7 +141,7 @@ elif build edited; then
 fi
 
 # A result the kernel does not give: step 0's mmap edited to expect -ENOMEM.
-awk '/^\t\/\* step 0 \*\/$/ { s = 1 } s && /^\t [0-9]+, step0_vmas/ { sub(/^\t [0-9]+,/, "\t -12,"); s = 0 } { print }' \
+awk '/^\t\/\* step 0 \*\/$/ { s = 1 } s && /^\t 0x[0-9a-f]+, step0_vmas/ { sub(/^\t 0x[0-9a-f]+,/, "\t -12,"); s = 0 } { print }' \
 	"$T/conform_fork.c" >"$T/result.c"
 if build result; then
 	expect 1 'result: model -12 \(Cannot allocate memory\), kernel 0x200000010000 \(@0x10\)   <== differs' "$T/result"

@@ -130,7 +130,10 @@ static void put_data(FILE *out, const struct repro_rec *steps, unsigned n, const
 		put_str(out, s->text);
 		fputs(",\n", out);
 		put_call(out, &s->call);
-		fprintf(out, "\t %" PRId64 ", ", s->result);
+		if (s->result >= (int64_t)CONFORM_LO)
+			fprintf(out, "\t 0x%" PRIx64 ", ", (uint64_t)s->result);
+		else
+			fprintf(out, "\t %" PRId64 ", ", s->result);
 		if (s->nvmas)
 			fprintf(out, "step%u_vmas, %u, ", i, s->nvmas);
 		else
@@ -158,7 +161,7 @@ bool repro_emit(FILE *out, const struct repro_rec *steps, unsigned n, const char
 {
 	fputs("// SPDX-License-Identifier: GPL-2.0\n/*\n", out);
 	fprintf(out,
-		" * A reproducer written by `vmafuzz repro --c%s` from %s:\n"
+		" * A reproducer written by `vmafuzz repro%s --c` from %s:\n"
 		" * the fuzz_mm program below, run on this machine's kernel. After each\n"
 		" * step it checks that /proc/self/smaps shows, in the window from\n"
 		" * 0x%" PRIx64 ", what vmafuzz's model of mm showed (start, end, rwx and\n"

@@ -80,7 +80,7 @@ SEED_TXTS    := $(filter-out corpus/regress/%,$(wildcard corpus/*/*.txt))
 REGRESS_TXTS := $(wildcard corpus/regress/*/*.txt)
 
 # --------------------------------------------------------------- flavors
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ifuzz -Ibench -Wall -Wextra
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ifuzz -Ibench -I$(OUTDIR)/gen -Wall -Wextra
 LDLIBS      := -lpthread
 SAN         := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
@@ -314,6 +314,16 @@ $(OSSFUZZ_BINS): $(OSSFUZZ_OUT)/%: $(OBJDIR)/oss-fuzz/engine/%.o \
 	$(call msg,LD,$@)
 	$(Q)$(CXX) $(CXXFLAGS) $^ $(LIB_FUZZING_ENGINE) $(LDLIBS) -o $@
 endif
+
+# vmafuzz repro copies these files, as text, into the C programs it writes
+# (tools/repro_emit.c includes them as strings)
+REPRO_TEXT      := $(OUTDIR)/gen/repro_text.h
+REPRO_TEXT_SRCS := tools/ksys.h tools/repro/repro.h tools/ksys.c tools/repro/main.c
+$(REPRO_TEXT): $(REPRO_TEXT_SRCS) scripts/c-strings.sh
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)sh scripts/c-strings.sh $(REPRO_TEXT_SRCS) >$@.tmp && mv $@.tmp $@
+$(call objs,tool,tools/repro_emit.c) $(call objs,gcc-check,tools/repro_emit.c): $(REPRO_TEXT)
 
 # ------------------------------------------------------------ planted bugs
 # A planted bug is a small change under #ifdef VMAFUZZ_BUG_<name> in src/,

@@ -23,10 +23,8 @@
 #include "as_model.h"
 #include "cmd.h"
 #include "conform.h"
-#include "mm/fault.h"
-#include "mm/page.h"
-#include "mm/types.h"
-#include "mm/vma.h"
+#include "conform_model.h"
+#include "conform_ops.h"
 #include "mm_ops.h"
 #include "prng.h"
 #include "replay.h"
@@ -36,11 +34,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* What is compared: VMAs intersecting the window, and those a mapping that
  * starts in the window can reach past its top (255 pages at most). */
-#define CMP_LO MMF_WINDOW_LO
-#define CMP_HI (MMF_WINDOW_HI + (256ull << PAGE_SHIFT))
+#define CMP_LO CONFORM_LO
+#define CMP_HI CONFORM_HI
 #define MAX_VMAS 4096
 
 struct opts {
@@ -53,198 +52,16 @@ struct opts {
 
 enum outcome { AGREE, DIFFER, SKIPPED, FAILED };
 
-/* The call an operation of @p makes: its code and its arguments by name. */
-static void op_call(const struct prog_desc *d, const struct prog_op *op, struct mm_call *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->code = op->code;
-	prog_decode_args(d, op, &c->a);
-}
-
-/* An operation as the program text shows it. */
-static const char *op_text(const struct prog_desc *d, const struct prog_op *op, char *buf,
-			   size_t len)
-{
-	FILE *f = fmemopen(buf, len, "w");
-
-	buf[0] = 0;
-	if (f) {
-		prog_print_op(f, d, op);
-		fclose(f);
-	}
-	buf[len - 1] = 0;
-	return buf;
-}
-
-/* Why the operation cannot run for real whatever the state, or NULL. */
-static const char *op_not_expressible(const struct prog_desc *d, const struct prog_op *op)
-{
-	struct mm_call c;
-
-	op_call(d, op, &c);
-	switch (c.code) {
-	case MMF_OP_MMAP:
-	case MMF_OP_MUNMAP:
-	case MMF_OP_MPROTECT:
-	case MMF_OP_MADVISE:
-	case MMF_OP_TOUCH:
-	case MMF_OP_FORK:
-		break;
-	default:
-		return "only mmap, munmap, mprotect, madvise, touch and fork run for real";
-	}
-	if (op->fiber)
-		return "only thread t0 runs for real";
-	if (c.a.proc % MMF_MAX_PROCS)
-		return "only process p0 runs for real";
-	if (op->fail_at)
-		return "fail_at (allocation failure) has no real counterpart";
-	return as_live.refuses(NULL, &c);
-}
-
-/* Why @p cannot run for real, or NULL. */
-static const char *not_expressible(const struct prog_desc *d, const struct prog *p, char *buf,
-				   size_t len)
-{
-	if (p->config) {
-		snprintf(buf, len, "config bits %#x have no real counterpart", p->config);
-		return buf;
-	}
-	for (unsigned i = 0; i < p->nops; i++) {
-		const char *why = op_not_expressible(d, &p->ops[i]);
-
-		if (why) {
-			char text[160];
-
-			snprintf(buf, len, "operation %u (%s): %s", i,
-				 op_text(d, &p->ops[i], text, sizeof(text)), why);
-			return buf;
-		}
-	}
-	return NULL;
-}
-
-/*
- * A read touch that faults a fresh page of private anonymous memory (before
- * the model runs it). The model maps the zero page there, as the kernel does
- * unless it is told not to: some kernels (the PVM guest kernel, booted with
- * pvm_no_zero_page=1) allocate an anonymous page instead.
- */
-static bool reads_fresh_anon(struct mm *mm, const struct mm_call *c)
-{
-	uint64_t start = c->start & ~(PAGE_SIZE - 1), len = c->len;
-
-	if (c->code != MMF_OP_TOUCH || c->a.access == 1)
-		return false;
-	if (len > (MM_TOUCH_MAX_PAGES << PAGE_SHIFT))
-		len = MM_TOUCH_MAX_PAGES << PAGE_SHIFT;
-	for (uint64_t a = start; a < c->start + len && a >= start; a += PAGE_SIZE) {
-		struct vma *v = mm_vma_at(mm, a);
-
-		if (!v || !(v->flags & VM_ACCESS_FLAGS))
-			return false; /* the touch stops here */
-		if (!v->file && !(v->flags & VM_SHARED) && !mm_pte(mm, a))
-			return true;
-	}
-	return false;
-}
-
-/* A hint mapping the model will not place at its hint (get_unmapped_area
- * takes a free hint inside the window, else searches top-down). */
-static bool hint_refused(struct mm *mm, const struct mm_call *c)
-{
-	struct vma *v;
-	uint64_t len = (c->len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-
-	if (c->code != MMF_OP_MMAP || c->a.place != MMF_HINT)
-		return false;
-	if (!c->start || c->start < mm->mmap_min || c->start + len < c->start ||
-	    c->start + len > mm->mmap_max)
-		return true;
-	v = mm_find_vma(mm, c->start);
-	return v && v->start < c->start + len;
-}
-
 /* Why the call (resolved, not yet run) cannot run for real, or NULL. */
-static const char *skip_reason(struct mm *mm, const struct mm_call *c, const struct opts *o)
+static const char *skip_reason(void *model, const struct mm_call *c, const struct opts *o)
 {
-	if (o->no_zero_page && !o->read_faults && reads_fresh_anon(mm, c))
+	if (o->no_zero_page && !o->read_faults && conform_reads_fresh_anon(model, c))
 		return "a read fault on private anonymous memory: this kernel allocates a page "
 		       "there instead of mapping the zero page as the model does";
-	if (hint_refused(mm, c))
+	if (conform_hint_refused(model, c))
 		return "the model will not place this hint mapping at its hint; the kernel's own "
 		       "placement differs";
 	return NULL;
-}
-
-/* An address as a page of the window, as the program's @ ranges count. */
-static uint64_t pg(uint64_t addr)
-{
-	return (addr - MMF_WINDOW_LO) >> PAGE_SHIFT;
-}
-
-static void print_result(FILE *out, int64_t r)
-{
-	if (r < 0)
-		fprintf(out, "-%s", strerrorname_np((int)-r) ? strerrorname_np((int)-r) : "?");
-	else if (r >= (int64_t)MMF_WINDOW_LO)
-		fprintf(out, "0x%" PRIx64 " (@0x%" PRIx64 ")", (uint64_t)r, pg((uint64_t)r));
-	else
-		fprintf(out, "%" PRId64, r);
-}
-
-static void print_flags(FILE *out, int v, const char *const *names, const int *bits, unsigned n)
-{
-	bool any = false;
-
-	for (unsigned i = 0; i < n; i++)
-		if (v & bits[i]) {
-			fprintf(out, "%s%s", any ? "|" : "", names[i]);
-			any = true;
-		}
-	if (!any)
-		fprintf(out, "%s", names == NULL ? "0" : "PROT_NONE");
-}
-
-/* The resolved call in the kernel's terms. */
-static void print_call(FILE *out, const struct mm_call *c)
-{
-	static const char *const prots[] = {"PROT_READ", "PROT_WRITE", "PROT_EXEC"};
-	static const int protb[] = {PROT_READ, PROT_WRITE, PROT_EXEC};
-	static const char *const flags[] = {"MAP_SHARED", "MAP_PRIVATE", "MAP_ANONYMOUS",
-					    "MAP_FIXED", "MAP_FIXED_NOREPLACE"};
-	static const int flagb[] = {MAP_SHARED, MAP_PRIVATE, MAP_ANONYMOUS, MAP_FIXED,
-				    MAP_FIXED_NOREPLACE};
-	static const char *const advices[] = {"MADV_DONTNEED", "MADV_DONTFORK", "MADV_DOFORK",
-					      "MADV_WIPEONFORK", "MADV_KEEPONFORK"};
-
-	if (c->code == MMF_OP_FORK) {
-		fprintf(out, "fork()");
-		return;
-	}
-	fprintf(out, "%s(0x%" PRIx64 " @0x%" PRIx64 ", 0x%" PRIx64 " (%" PRIu64 " pages)",
-		mmf_ops[c->code].name, c->start, pg(c->start), c->len, c->len >> PAGE_SHIFT);
-	switch (c->code) {
-	case MMF_OP_MMAP:
-		fprintf(out, ", ");
-		print_flags(out, mmf_prot(c->a.prot), prots, protb, 3);
-		fprintf(out, ", ");
-		print_flags(out, mmf_mmap_flags(&c->a), flags, flagb, 5);
-		break;
-	case MMF_OP_MPROTECT:
-		fprintf(out, ", ");
-		print_flags(out, mmf_prot(c->a.prot), prots, protb, 3);
-		break;
-	case MMF_OP_MADVISE:
-		fprintf(out, ", %s", advices[c->a.advice % 5]);
-		break;
-	case MMF_OP_TOUCH:
-		fprintf(out, ", %s", c->a.access == 1 ? "write" : "read");
-		break;
-	default:
-		break;
-	}
-	fprintf(out, ")");
 }
 
 /* For an invariant failure inside the model: the program and the state. */
@@ -284,7 +101,7 @@ static enum outcome read_views(struct sides *sd, unsigned proc, unsigned step, u
 	char err[256];
 	int m, k;
 
-	m = as_model.vmas(sd->model, proc, CMP_LO, CMP_HI, true, mview, MAX_VMAS, err, sizeof(err));
+	m = conform_model_vmas(sd->model, proc, mview, MAX_VMAS, err, sizeof(err));
 	k = m < 0 ? -1
 		  : as_live.vmas(sd->live, proc, CMP_LO, CMP_HI, true, kview, MAX_VMAS, err,
 				 sizeof(err));
@@ -325,14 +142,11 @@ static void side_call(const struct as_backend *b, void *as, struct mm_call *c)
  */
 static enum outcome compare_child(struct sides *sd, unsigned step)
 {
-	struct mmf_state *s = sd->model;
 	struct mm_call end = {.code = MMF_OP_EXIT};
-	unsigned q, nm, nk;
+	unsigned q = conform_model_child(sd->model), nm, nk;
 	enum outcome r;
 
-	for (q = 1; q < MMF_MAX_PROCS && !s->mm[q]; q++)
-		;
-	if (q == MMF_MAX_PROCS) {
+	if (!q) {
 		fprintf(stderr,
 			"vmafuzz conform: %s: operation %u: the model's fork made no process\n",
 			sd->name, step);
@@ -355,9 +169,7 @@ static enum outcome compare_child(struct sides *sd, unsigned step)
 			sd->name, step, strerror((int)-end.result));
 		return FAILED;
 	}
-	end.result = 0;
-	side_call(&as_model, sd->model, &end);
-	as_model.check(sd->model);
+	conform_model_end_child(sd->model, q);
 	return r;
 }
 
@@ -378,16 +190,11 @@ static void regen_op(struct regen *r, struct prog_op *op);
 static const char *resolve_op(struct sides *sd, const struct prog_desc *d, struct prog_op *op,
 			      struct regen *regen, struct mm_call *c)
 {
-	struct mmf_state *s = sd->model;
 	const char *skip;
 
 	for (unsigned tries = 0;; tries++) {
-		op_call(d, op, c);
-		if (c->code != MMF_OP_FORK && as_model.get(s, c)) {
-			as_model.resolve(s, c);
-			as_model.put(s, c);
-		}
-		skip = skip_reason(s->mm[0], c, sd->o);
+		conform_model_resolve(sd->model, d, op, c);
+		skip = skip_reason(sd->model, c, sd->o);
 		if (!skip || !regen || tries == REGEN_TRIES)
 			return skip;
 		regen_op(regen, op);
@@ -410,11 +217,11 @@ static void print_step(const struct prog_desc *d, const struct prog_op *op, cons
 		prog_print_op(out, d, op);
 		fprintf(out, "\n  call: ");
 	}
-	print_call(out, c);
+	conform_print_call(out, c);
 	fprintf(out, "\n  %sresult: model ", same ? "   " : "");
-	print_result(out, c->result);
+	conform_print_result(out, c->result);
 	fprintf(out, ", kernel ");
-	print_result(out, kres);
+	conform_print_result(out, kres);
 	fprintf(out, "%s\n", c->result == kres ? "" : "   <== differs");
 	if (!same) {
 		fprintf(out, "  VMAs from %#" PRIx64 " (@0x0; @ counts pages):\n",
@@ -423,24 +230,6 @@ static void print_step(const struct prog_desc *d, const struct prog_op *op, cons
 	} else if (verbose) {
 		print_views(out, nm, nk);
 	}
-}
-
-/* The model placed a hint mapping elsewhere: why the program is skipped. */
-static void hint_missed(unsigned i, const struct mm_call *c, char *why, size_t whylen)
-{
-	char r[64];
-	FILE *f = fmemopen(r, sizeof(r), "w");
-
-	r[0] = 0;
-	if (f) {
-		print_result(f, c->result);
-		fclose(f);
-	}
-	/* hint_refused() should have said so */
-	snprintf(why, whylen,
-		 "operation %u: the model did not place the hint mapping at its hint "
-		 "@0x%" PRIx64 " (it returned %s); the kernel's own placement differs",
-		 i, pg(c->start), r);
 }
 
 /* One operation on both sides, compared: AGREE, DIFFER (printed), SKIPPED
@@ -457,19 +246,15 @@ static enum outcome run_step(struct sides *sd, const struct prog_desc *d, struct
 		char text[160];
 
 		snprintf(why, whylen, "operation %u (%s): %s", i,
-			 op_text(d, op, text, sizeof(text)), skip);
+			 conform_op_text(d, op, text, sizeof(text)), skip);
 		return SKIPPED;
 	}
 	k = c;
-	side_call(&as_model, sd->model, &c);
-	if (c.code == MMF_OP_MMAP && c.a.place == MMF_HINT && c.result != (int64_t)c.start) {
-		hint_missed(i, &c, why, whylen);
+	if (!conform_model_call(sd->model, &c, i, why, whylen))
 		return SKIPPED;
-	}
 	side_call(&as_live, sd->live, &k);
 	if (k.result == INT64_MIN)
 		return FAILED; /* the child is gone (said on stderr) */
-	as_model.check(sd->model);
 	r = read_views(sd, 0, i, &nm, &nk);
 	if (r == FAILED)
 		return FAILED;
@@ -498,7 +283,7 @@ static enum outcome run_prog(const struct prog_desc *d, struct prog *p, const ch
 	char err[256];
 
 	*nops = 0;
-	if (not_expressible(d, p, why, whylen))
+	if (conform_prog_refuses(d, p, why, whylen))
 		return SKIPPED;
 	sd.model = as_model.open(err, sizeof(err));
 	if (!sd.model) {
@@ -736,11 +521,11 @@ static bool cmdline_has(const char *w)
  */
 static int probe_zero_page(void)
 {
-	struct kcall c = {.code = MMF_OP_MMAP,
+	struct kcall c = {.code = KSYS_MMAP,
 			  .prot = PROT_READ | PROT_WRITE,
 			  .flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 			  .start = CMP_LO,
-			  .len = PAGE_SIZE,
+			  .len = KSYS_PAGE,
 			  .touch_max_pages = 1};
 	struct as_vma v[4];
 	struct kproc k;
@@ -753,7 +538,7 @@ static int probe_zero_page(void)
 		return -1;
 	}
 	if (kproc_call(&k, &c, &r, err, sizeof(err)) && r == (int64_t)CMP_LO) {
-		c.code = MMF_OP_TOUCH;
+		c.code = KSYS_TOUCH;
 		if (kproc_call(&k, &c, &r, err, sizeof(err)) && r == 0 &&
 		    (n = kproc_vmas(&k, CMP_LO, CMP_HI, v, 4, err, sizeof(err))) == 1)
 			res = v[0].rss == 0;

@@ -13,6 +13,7 @@
 #define VMAFUZZ_CONFORM_H
 
 #include "as_backend.h"
+#include "ksys.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,19 +21,10 @@
 #include <sys/types.h>
 
 /*
- * A call for the child, with the kernel's values for prot, flags and advice.
- * @code is fuzz_mm's operation (mm_ops.h): MMF_OP_MMAP, MUNMAP, MPROTECT,
- * MADVISE, TOUCH; MMF_OP_FORK forks the child: the grandchild waits,
- * touching nothing, until MMF_OP_EXIT ends it, and the result is its pid,
- * for kproc_vmas_of.
+ * The child runs struct kcall (ksys.h): KSYS_FORK forks it, the grandchild
+ * waiting, touching nothing, until KSYS_EXIT ends it, and the result is its
+ * pid, for kproc_vmas_of.
  */
-struct kcall {
-	int32_t code;
-	int32_t prot, flags, advice, write;
-	uint64_t start, len;
-	uint64_t touch_max_pages; /* touch: at most this many pages, as the model */
-};
-
 struct kproc {
 	pid_t pid;
 	int to, from; /* pipes to and from the child */

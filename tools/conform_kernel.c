@@ -1,35 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The real side of vmafuzz conform (conform.h): a forked child that runs
- * mmap, munmap, mprotect, madvise and page touches for real, and the reader
- * of its /proc/PID/smaps.
+ * mmap, munmap, mprotect, madvise and page touches for real (ksys.h), and
+ * its forked grandchild held still; their VMAs from /proc/PID/smaps.
  */
 #include "conform.h"
+#include "conform_ops.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define KPAGE 4096ull
-
 /* ---- the child ----------------------------------------------------------- */
-
-static sigjmp_buf fault_env;
-
-static void on_fault(int sig)
-{
-	(void)sig;
-	siglongjmp(fault_env, 1);
-}
 
 static bool full_write(int fd, const void *buf, size_t n)
 {
@@ -68,36 +57,7 @@ static int full_read(int fd, void *buf, size_t n)
 	return 1;
 }
 
-/* One page: a volatile load or a store; a fault comes back here. */
-static __attribute__((noinline)) int64_t touch_one(uintptr_t a, bool write)
-{
-	if (sigsetjmp(fault_env, 1))
-		return -EFAULT;
-	if (write)
-		*(volatile uint8_t *)a = 1;
-	else
-		(void)*(volatile uint8_t *)a;
-	return 0;
-}
-
-/* A read or write on every page, stopping at the first fault as the model's
- * mm_touch does. */
-static int64_t child_touch(const struct kcall *c)
-{
-	uint64_t start = c->start & ~(KPAGE - 1), len = c->len;
-
-	if (len > c->touch_max_pages * KPAGE)
-		len = c->touch_max_pages * KPAGE;
-	for (uint64_t a = start; a < c->start + len && a >= start; a += KPAGE) {
-		int64_t r = touch_one((uintptr_t)a, c->write);
-
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
-/* The child's pipes to the tool, and the grandchild of MMF_OP_FORK with the
+/* The child's pipes to the tool, and the grandchild of KSYS_FORK with the
  * pipe it waits on. */
 static int child_in = -1, child_out = -1;
 static pid_t grandchild = -1;
@@ -152,58 +112,25 @@ static int64_t child_fork_end(void)
 
 static int64_t child_run(const struct kcall *c)
 {
-	void *p;
-
 	switch (c->code) {
-	case MMF_OP_MMAP:
-		p = mmap((void *)(uintptr_t)c->start, c->len, c->prot, c->flags, -1, 0);
-		return p == MAP_FAILED ? -(int64_t)errno : (int64_t)(uintptr_t)p;
-	case MMF_OP_MUNMAP:
-		return munmap((void *)(uintptr_t)c->start, c->len) ? -(int64_t)errno : 0;
-	case MMF_OP_MPROTECT:
-		return mprotect((void *)(uintptr_t)c->start, c->len, c->prot) ? -(int64_t)errno : 0;
-	case MMF_OP_MADVISE:
-		return madvise((void *)(uintptr_t)c->start, c->len, c->advice) ? -(int64_t)errno
-									       : 0;
-	case MMF_OP_TOUCH:
-		return child_touch(c);
-	case MMF_OP_FORK:
+	case KSYS_FORK:
 		return child_fork();
-	case MMF_OP_EXIT:
+	case KSYS_EXIT:
 		return child_fork_end();
 	}
-	return -ENOSYS;
+	return ksys_call(c);
 }
 
 static _Noreturn void child_main(int in, int out, uint64_t lo, uint64_t hi)
 {
-	struct sigaction sa;
 	struct kcall c;
 	int32_t status[2] = {0, 0}; /* what failed (1 prctl, 2 the window), errno */
-	void *p;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_fault;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, NULL);
-	sigaction(SIGBUS, &sa, NULL);
-	/* one touched page is one resident page */
-	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)) {
+	status[1] = ksys_setup();
+	if (status[1])
 		status[0] = 1;
-		status[1] = errno;
-	}
-	/* the window (with a page on either side) must be free */
-	if (!status[0]) {
-		p = mmap((void *)(uintptr_t)(lo - KPAGE), hi - lo + 2 * KPAGE, PROT_NONE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-		status[1] = p == MAP_FAILED ? errno : 0;
-		if (p != MAP_FAILED && (uintptr_t)p != lo - KPAGE)
-			status[1] = EEXIST; /* a kernel without MAP_FIXED_NOREPLACE */
-		if (p != MAP_FAILED && munmap(p, hi - lo + 2 * KPAGE) && !status[1])
-			status[1] = errno;
-		if (status[1])
-			status[0] = 2;
-	}
+	else if ((status[1] = ksys_window_free(lo, hi)))
+		status[0] = 2;
 	if (!full_write(out, status, sizeof(status)) || status[0])
 		_exit(1);
 	child_in = in;
@@ -300,85 +227,6 @@ bool kproc_call(struct kproc *k, const struct kcall *c, int64_t *result, char *e
 	return true;
 }
 
-static char *slurp(const char *path, size_t *size)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (!buf || fd < 0) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (n + 4096 + 1 > cap) {
-			char *nb = realloc(buf, cap *= 2);
-
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return NULL;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	*size = n;
-	return buf;
-}
-
-/* "start-end perms ..." */
-static bool vma_header(const char *line, uint64_t *start, uint64_t *end, char perm[5])
-{
-	char *e;
-	const char *p = line;
-
-	if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-		return false;
-	*start = strtoull(p, &e, 16);
-	if (*e != '-')
-		return false;
-	*end = strtoull(e + 1, &e, 16);
-	if (*e != ' ' || strlen(e) < 5)
-		return false;
-	memcpy(perm, e + 1, 4);
-	perm[4] = 0;
-	return true;
-}
-
-static bool has_flag(const char *flags, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = flags; *p;) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!strncmp(p, name, n) && (p[n] == ' ' || p[n] == '\n' || p[n] == 0))
-			return true;
-		while (*p && *p != ' ' && *p != '\n')
-			p++;
-		if (*p == '\n')
-			break;
-	}
-	return false;
-}
-
 int kproc_vmas(struct kproc *k, uint64_t lo, uint64_t hi, struct as_vma *out, unsigned max,
 	       char *err, size_t errlen)
 {
@@ -388,57 +236,22 @@ int kproc_vmas(struct kproc *k, uint64_t lo, uint64_t hi, struct as_vma *out, un
 int kproc_vmas_of(pid_t pid, uint64_t lo, uint64_t hi, struct as_vma *out, unsigned max, char *err,
 		  size_t errlen)
 {
-	char path[64], *buf, *line, *next;
-	struct as_vma *cur = NULL;
-	unsigned n = 0;
-	size_t size;
+	struct kvma *kv = calloc(max ? max : 1, sizeof(*kv));
+	int n;
 
-	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
-	buf = slurp(path, &size);
-	if (!buf) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	if (!kv) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (line = buf; line && *line; line = next) {
-		uint64_t start, end;
-		char perm[5];
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		if (vma_header(line, &start, &end, perm)) {
-			cur = NULL;
-			if (end <= lo || start >= hi)
-				continue;
-			if (n == max) {
-				snprintf(err, errlen, "more than %u VMAs in the window", max);
-				free(buf);
-				return -1;
-			}
-			cur = &out[n++];
-			memset(cur, 0, sizeof(*cur));
-			cur->start = start;
-			cur->end = end;
-			cur->flags = (perm[0] == 'r' ? AS_VM_READ : 0) |
-				     (perm[1] == 'w' ? AS_VM_WRITE : 0) |
-				     (perm[2] == 'x' ? AS_VM_EXEC : 0) |
-				     (perm[3] == 's' ? AS_VM_MAYSHARE : 0);
-			continue;
-		}
-		if (!cur)
-			continue;
-		if (!strncmp(line, "Rss:", 4))
-			cur->rss = strtoull(line + 4, NULL, 10) / (KPAGE / 1024);
-		else if (!strncmp(line, "Anonymous:", 10))
-			cur->anon = strtoull(line + 10, NULL, 10) / (KPAGE / 1024);
-		else if (!strncmp(line, "VmFlags:", 8))
-			cur->flags |= (has_flag(line + 8, "dc") ? AS_VM_DONTCOPY : 0) |
-				      (has_flag(line + 8, "wf") ? AS_VM_WIPEONFORK : 0) |
-				      (has_flag(line + 8, "ac") ? AS_VM_ACCOUNT : 0) |
-				      (has_flag(line + 8, "sh") ? AS_VM_SHARED : 0);
-	}
-	free(buf);
-	return (int)n;
+	n = ksys_vmas(pid, lo, hi, kv, max, err, errlen);
+	for (int i = 0; i < n; i++)
+		out[i] = (struct as_vma){.start = kv[i].start,
+					 .end = kv[i].end,
+					 .flags = kv[i].flags,
+					 .rss = kv[i].rss,
+					 .anon = kv[i].anon};
+	free(kv);
+	return n;
 }
 
 void kproc_stop(struct kproc *k)
@@ -459,9 +272,15 @@ void kproc_stop(struct kproc *k)
 
 /* ---- the backend --------------------------------------------------------- */
 
-#define LIVE_LO MMF_WINDOW_LO
-#define LIVE_HI (MMF_WINDOW_HI + (256ull << MMF_PAGE_SHIFT))
-#define LIVE_TOUCH_MAX_PAGES 256 /* the model's MM_TOUCH_MAX_PAGES */
+#define LIVE_LO CONFORM_LO
+#define LIVE_HI CONFORM_HI
+
+/* smaps' bits are the seam's */
+_Static_assert(KVM_READ == AS_VM_READ && KVM_WRITE == AS_VM_WRITE && KVM_EXEC == AS_VM_EXEC &&
+		   KVM_SHARED == AS_VM_SHARED && KVM_MAYSHARE == AS_VM_MAYSHARE &&
+		   KVM_DONTCOPY == AS_VM_DONTCOPY && KVM_ACCOUNT == AS_VM_ACCOUNT &&
+		   KVM_WIPEONFORK == AS_VM_WIPEONFORK,
+	       "ksys.h's VM bits are as_backend.h's");
 
 struct live {
 	struct kproc k;
@@ -544,19 +363,11 @@ static const char *live_refuses(void *as, const struct mm_call *c)
 static void live_call(void *as, struct mm_call *c)
 {
 	struct live *l = as;
-	struct kcall k = {
-	    .code = c->code,
-	    .start = c->start,
-	    .len = c->len,
-	    .prot = mmf_prot(c->a.prot),
-	    .flags = c->code == MMF_OP_MMAP ? mmf_mmap_flags(&c->a) : 0,
-	    .advice = c->code == MMF_OP_MADVISE ? mmf_advice(c->a.advice) : 0,
-	    .write = c->a.access == 1,
-	    .touch_max_pages = LIVE_TOUCH_MAX_PAGES,
-	};
+	struct kcall k;
 	char err[256];
 	int64_t r;
 
+	conform_kcall(c, &k);
 	if (!kproc_call(&l->k, &k, &r, err, sizeof(err))) {
 		fprintf(stderr, "vmafuzz conform: %s\n", err);
 		r = INT64_MIN; /* differs from every result */

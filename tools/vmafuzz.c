@@ -15,6 +15,7 @@
  *   vmafuzz conform [-v] [--keep-going] FILE... | --random N [--seed S] [--ops K]
  *                                                                  (cmd_conform.c)
  *   vmafuzz corpus merge|min [--afl] [--tmin] TARGET DIR [MORE...] (cmd_corpus.c)
+ *   vmafuzz repro --c FILE [-o OUT.c] [--kselftest]                (cmd_repro.c)
  *
  * This file only dispatches: the table of commands (name, usage, help) and
  * main(). Each command's body is in tools/cmd_<name>.c (cmd.h); what they
@@ -120,6 +121,21 @@ static const struct command commands[] = {
      "--build DIR. Inputs that crash are saved in crashes/ beside DIR (named in its\n"
      ".builds); the engine's log is DIR's sibling corpus-merge.log or corpus-min.log.",
      cmd_corpus},
+    {"repro", "repro --c FILE [-o OUT.c] [--kselftest]",
+     "Write a fuzz_mm program (text or bytes) as a standalone C program for a real\n"
+     "kernel: no vmafuzz headers or libraries ('cc -o r r.c && ./r' on a test\n"
+     "machine). It makes the program's system calls (the ones vmafuzz conform runs\n"
+     "for real: anonymous mmap, munmap, mprotect, madvise, touch and fork on p0 and\n"
+     "t0, without fail_at) and after each step checks that /proc/self/smaps shows\n"
+     "what the model showed (start, end, rwx and p/s, VmFlags ac dc wf, Rss,\n"
+     "Anonymous; a fork's child checks its own), computed here by running the\n"
+     "program in the model. It prints one line per step and exits 0; on a\n"
+     "difference it prints both views and exits 1; 4 when it cannot run (the\n"
+     "address window is taken, or the kernel maps no zero page on read faults).\n"
+     "--kselftest: the kernel selftests' TAP form (TAP version 13, 1..N, ok N /\n"
+     "not ok N, exit 0 pass, 1 fail, 4 skip), still self-contained. Output to OUT.c\n"
+     "(default stdout). A program the kernel cannot run: the step and why, exit 2.",
+     cmd_repro},
     {NULL, NULL, NULL, NULL},
 };
 

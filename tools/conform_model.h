@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The model's half of a step of a fuzz_mm program run for real: resolve
+ * the operation's range on the model (as fuzz_mm does), say why the kernel
+ * would not do the same with it, run it, and read the VMAs of the compared
+ * window, of p0 and, after a fork, of the child, which then exits. vmafuzz
+ * conform runs the kernel's half beside each step; vmafuzz repro records
+ * the model's for a C program that runs the kernel's half later.
+ *
+ * @model is as_model's handle (as_model.open).
+ */
+#ifndef VMAFUZZ_CONFORM_MODEL_H
+#define VMAFUZZ_CONFORM_MODEL_H
+
+#include "as_backend.h"
+
+#include <stdbool.h>
+
+/* The operation's call, its range resolved on the model (not yet run). */
+void conform_model_resolve(void *model, const struct prog_desc *d, const struct prog_op *op,
+			   struct mm_call *c);
+/* The resolved call is a read touch that faults a fresh page of private
+ * anonymous memory, where the model maps the zero page (as the kernel does
+ * unless told not to). */
+bool conform_reads_fresh_anon(void *model, const struct mm_call *c);
+/* The resolved call is a hint mapping the model will not place at its hint
+ * (get_unmapped_area takes a free hint inside the window, else searches
+ * top-down; the kernel's own placement differs). */
+bool conform_hint_refused(void *model, const struct mm_call *c);
+/* Run the call on the model (-ESRCH when its process is not there), then
+ * check every invariant. False with the reason in @why when the model put a
+ * hint mapping elsewhere than its hint after all. */
+bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why, size_t whylen);
+/* Process @proc's VMAs in the compared window with their usage: how many,
+ * or -1 with a message in @err. */
+int conform_model_vmas(void *model, unsigned proc, struct as_vma *out, unsigned max, char *err,
+		       size_t errlen);
+/* The process a fork made (the only one besides p0, as each child ends
+ * after its comparison), or 0 when there is none. */
+unsigned conform_model_child(void *model);
+/* That process exits; every invariant is checked. */
+void conform_model_end_child(void *model, unsigned proc);
+
+#endif

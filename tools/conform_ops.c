@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What runs for real and as which system call (conform_ops.h). */
+#include "conform_ops.h"
+#include "conform.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <sys/mman.h>
+
+void conform_op_call(const struct prog_desc *d, const struct prog_op *op, struct mm_call *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->code = op->code;
+	prog_decode_args(d, op, &c->a);
+}
+
+const char *conform_op_text(const struct prog_desc *d, const struct prog_op *op, char *buf,
+			    size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	buf[0] = 0;
+	if (f) {
+		prog_print_op(f, d, op);
+		fclose(f);
+	}
+	buf[len - 1] = 0;
+	return buf;
+}
+
+const char *conform_op_refuses(const struct prog_desc *d, const struct prog_op *op)
+{
+	struct mm_call c;
+
+	conform_op_call(d, op, &c);
+	switch (c.code) {
+	case MMF_OP_MMAP:
+	case MMF_OP_MUNMAP:
+	case MMF_OP_MPROTECT:
+	case MMF_OP_MADVISE:
+	case MMF_OP_TOUCH:
+	case MMF_OP_FORK:
+		break;
+	default:
+		return "only mmap, munmap, mprotect, madvise, touch and fork run for real";
+	}
+	if (op->fiber)
+		return "only thread t0 runs for real";
+	if (c.a.proc % MMF_MAX_PROCS)
+		return "only process p0 runs for real";
+	if (op->fail_at)
+		return "fail_at (allocation failure) has no real counterpart";
+	return as_live.refuses(NULL, &c);
+}
+
+const char *conform_prog_refuses(const struct prog_desc *d, const struct prog *p, char *buf,
+				 size_t len)
+{
+	if (p->config) {
+		snprintf(buf, len, "config bits %#x have no real counterpart", p->config);
+		return buf;
+	}
+	for (unsigned i = 0; i < p->nops; i++) {
+		const char *why = conform_op_refuses(d, &p->ops[i]);
+
+		if (why) {
+			char text[160];
+
+			snprintf(buf, len, "operation %u (%s): %s", i,
+				 conform_op_text(d, &p->ops[i], text, sizeof(text)), why);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+void conform_kcall(const struct mm_call *c, struct kcall *k)
+{
+	static const int32_t codes[MMF_NOPS] = {
+	    [MMF_OP_MMAP] = KSYS_MMAP,	       [MMF_OP_MUNMAP] = KSYS_MUNMAP,
+	    [MMF_OP_MPROTECT] = KSYS_MPROTECT, [MMF_OP_MADVISE] = KSYS_MADVISE,
+	    [MMF_OP_TOUCH] = KSYS_TOUCH,       [MMF_OP_FORK] = KSYS_FORK,
+	    [MMF_OP_EXIT] = KSYS_EXIT,
+	};
+
+	memset(k, 0, sizeof(*k));
+	k->code = c->code < MMF_NOPS ? codes[c->code] : -1;
+	k->start = c->start;
+	k->len = c->len;
+	if (c->code == MMF_OP_MMAP || c->code == MMF_OP_MPROTECT)
+		k->prot = mmf_prot(c->a.prot);
+	if (c->code == MMF_OP_MMAP)
+		k->flags = mmf_mmap_flags(&c->a);
+	if (c->code == MMF_OP_MADVISE)
+		k->advice = mmf_advice(c->a.advice);
+	if (c->code == MMF_OP_TOUCH) {
+		k->write = c->a.access == 1;
+		k->touch_max_pages = CONFORM_TOUCH_MAX_PAGES;
+	}
+}
+
+uint64_t conform_pg(uint64_t addr)
+{
+	return (addr - MMF_WINDOW_LO) >> MMF_PAGE_SHIFT;
+}
+
+void conform_print_result(FILE *out, int64_t r)
+{
+	if (r < 0)
+		fprintf(out, "-%s", strerrorname_np((int)-r) ? strerrorname_np((int)-r) : "?");
+	else if (r >= (int64_t)MMF_WINDOW_LO)
+		fprintf(out, "0x%" PRIx64 " (@0x%" PRIx64 ")", (uint64_t)r,
+			conform_pg((uint64_t)r));
+	else
+		fprintf(out, "%" PRId64, r);
+}
+
+struct flag_name {
+	int bit;
+	const char *name;
+};
+
+/* The bits of @v named, joined by '|'; @none when there are none. */
+static void print_bits(FILE *out, int v, const struct flag_name *names, unsigned n,
+		       const char *none)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < n; i++)
+		if (v & names[i].bit) {
+			fprintf(out, "%s%s", any ? "|" : "", names[i].name);
+			any = true;
+			v &= ~names[i].bit;
+		}
+	if (v)
+		fprintf(out, "%s%#x", any ? "|" : "", (unsigned)v);
+	else if (!any)
+		fprintf(out, "%s", none);
+}
+
+void conform_print_prot(FILE *out, int prot)
+{
+	static const struct flag_name names[] = {
+	    {PROT_READ, "PROT_READ"}, {PROT_WRITE, "PROT_WRITE"}, {PROT_EXEC, "PROT_EXEC"}};
+
+	print_bits(out, prot, names, 3, "PROT_NONE");
+}
+
+void conform_print_mmap_flags(FILE *out, int flags)
+{
+	static const struct flag_name names[] = {{MAP_SHARED, "MAP_SHARED"},
+						 {MAP_PRIVATE, "MAP_PRIVATE"},
+						 {MAP_ANONYMOUS, "MAP_ANONYMOUS"},
+						 {MAP_FIXED, "MAP_FIXED"},
+						 {MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"}};
+
+	print_bits(out, flags, names, 5, "0");
+}
+
+void conform_print_advice(FILE *out, int advice)
+{
+	static const struct flag_name names[] = {{MADV_DONTNEED, "MADV_DONTNEED"},
+						 {MADV_DONTFORK, "MADV_DONTFORK"},
+						 {MADV_DOFORK, "MADV_DOFORK"},
+						 {MADV_WIPEONFORK, "MADV_WIPEONFORK"},
+						 {MADV_KEEPONFORK, "MADV_KEEPONFORK"}};
+
+	for (unsigned i = 0; i < 5; i++)
+		if (advice == names[i].bit) {
+			fprintf(out, "%s", names[i].name);
+			return;
+		}
+	fprintf(out, "%d", advice);
+}
+
+void conform_print_call(FILE *out, const struct mm_call *c)
+{
+	struct kcall k;
+
+	if (c->code == MMF_OP_FORK) {
+		fprintf(out, "fork()");
+		return;
+	}
+	conform_kcall(c, &k);
+	fprintf(out, "%s(0x%" PRIx64 " @0x%" PRIx64 ", 0x%" PRIx64 " (%" PRIu64 " pages)",
+		mmf_ops[c->code % MMF_NOPS].name, c->start, conform_pg(c->start), c->len,
+		c->len >> MMF_PAGE_SHIFT);
+	switch (c->code) {
+	case MMF_OP_MMAP:
+		fprintf(out, ", ");
+		conform_print_prot(out, k.prot);
+		fprintf(out, ", ");
+		conform_print_mmap_flags(out, k.flags);
+		break;
+	case MMF_OP_MPROTECT:
+		fprintf(out, ", ");
+		conform_print_prot(out, k.prot);
+		break;
+	case MMF_OP_MADVISE:
+		fprintf(out, ", ");
+		conform_print_advice(out, k.advice);
+		break;
+	case MMF_OP_TOUCH:
+		fprintf(out, ", %s", k.write ? "write" : "read");
+		break;
+	default:
+		break;
+	}
+	fprintf(out, ")");
+}

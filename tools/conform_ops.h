@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Which operations of a fuzz_mm program the running kernel can run, and as
+ * which system calls: what vmafuzz conform and vmafuzz repro both take a
+ * program's operations to. Anonymous memory only: mmap (private or shared;
+ * fixed, noreplace or hint), munmap, mprotect, madvise, touch and fork with
+ * the current anon_vma policy, on p0 and t0, without fail_at or config
+ * bits. The compared window is fuzz_mm's, with the 255 pages a mapping
+ * that starts in it can reach past its top.
+ *
+ * Nothing here runs the model (conform_model.h is its half of a step).
+ */
+#ifndef VMAFUZZ_CONFORM_OPS_H
+#define VMAFUZZ_CONFORM_OPS_H
+
+#include "ksys.h"
+#include "mm_ops.h"
+
+#include <stdio.h>
+
+#define CONFORM_LO MMF_WINDOW_LO
+#define CONFORM_HI (MMF_WINDOW_HI + (256ull << MMF_PAGE_SHIFT))
+#define CONFORM_TOUCH_MAX_PAGES 256 /* the model's MM_TOUCH_MAX_PAGES */
+
+/* The call an operation makes: its code and its arguments by name. */
+void conform_op_call(const struct prog_desc *d, const struct prog_op *op, struct mm_call *c);
+/* The operation as the program text shows it, in @buf. */
+const char *conform_op_text(const struct prog_desc *d, const struct prog_op *op, char *buf,
+			    size_t len);
+/* Why the operation cannot run for real whatever the state, or NULL. */
+const char *conform_op_refuses(const struct prog_desc *d, const struct prog_op *op);
+/* Why @p cannot run for real ("operation 3 (fork p1 ...): only process p0
+ * runs for real", in @buf), or NULL. */
+const char *conform_prog_refuses(const struct prog_desc *d, const struct prog *p, char *buf,
+				 size_t len);
+
+/* The system call of a resolved call, with the kernel's values. */
+void conform_kcall(const struct mm_call *c, struct kcall *k);
+
+/* An address as a page of the window, as the program's @ ranges count. */
+uint64_t conform_pg(uint64_t addr);
+/* A result: "-ENOMEM", "0x200000010000 (@0x10)" or a number. */
+void conform_print_result(FILE *out, int64_t r);
+/* The resolved call in the kernel's terms: "mprotect(0x... @0x14, 0x4000 (4
+ * pages), PROT_READ)". Its prot and flags are C expressions. */
+void conform_print_call(FILE *out, const struct mm_call *c);
+/* prot, mmap flags and advice (kernel values) as C expressions:
+ * "PROT_READ|PROT_WRITE", "MAP_PRIVATE|MAP_ANONYMOUS|MAP_FIXED", "MADV_DONTNEED". */
+void conform_print_prot(FILE *out, int prot);
+void conform_print_mmap_flags(FILE *out, int flags);
+void conform_print_advice(FILE *out, int advice);
+
+#endif

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Writing a C reproducer (repro_emit.h). */
+#include "repro_emit.h"
+#include "conform_ops.h"
+#include "repro_text.h" /* generated: scripts/c-strings.sh, out/gen/ */
+
+#include <inttypes.h>
+#include <string.h>
+
+/* @s as a C string literal. */
+static void put_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else if ((unsigned char)*s < ' ')
+			fprintf(out, "\\%03o", (unsigned char)*s);
+		else if (*s == '?' && s[1] == '?')
+			fputs("?\"\"", out); /* no trigraph */
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* The program as a comment: " *   " before each line, no comment end. */
+static void put_comment_text(FILE *out, const char *text)
+{
+	fputs(" *   ", out);
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n') {
+			fputs(p[1] ? "\n *   " : "\n", out);
+			continue;
+		}
+		fputc(*p, out);
+		if (*p == '*' && p[1] == '/')
+			fputc(' ', out);
+	}
+}
+
+static void put_vm_flags(FILE *out, uint64_t flags)
+{
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} names[] = {{KVM_READ, "KVM_READ"},	     {KVM_WRITE, "KVM_WRITE"},
+		     {KVM_EXEC, "KVM_EXEC"},	     {KVM_MAYSHARE, "KVM_MAYSHARE"},
+		     {KVM_DONTCOPY, "KVM_DONTCOPY"}, {KVM_WIPEONFORK, "KVM_WIPEONFORK"},
+		     {KVM_ACCOUNT, "KVM_ACCOUNT"}};
+	bool any = false;
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & names[i].bit) {
+			fprintf(out, "%s%s", any ? " | " : "", names[i].name);
+			any = true;
+		}
+	if (!any)
+		fputs("0", out);
+}
+
+static void put_vmas(FILE *out, const char *name, const struct kvma *v, unsigned n)
+{
+	char buf[128];
+
+	if (!n)
+		return;
+	fprintf(out, "static const struct kvma %s[] = {\n", name);
+	for (unsigned i = 0; i < n; i++) {
+		fprintf(out, "\t/* %s */\n", ksys_vma_str(&v[i], CONFORM_LO, buf, sizeof(buf)));
+		fprintf(out, "\t{0x%" PRIx64 "ull, 0x%" PRIx64 "ull, ", v[i].start, v[i].end);
+		put_vm_flags(out, v[i].flags & KVM_COMPARED);
+		fprintf(out, ", %" PRIu64 ", %" PRIu64 "},\n", v[i].rss, v[i].anon);
+	}
+	fputs("};\n", out);
+}
+
+static void put_call(FILE *out, const struct kcall *k)
+{
+	static const char *const codes[] = {"KSYS_MMAP",    "KSYS_MUNMAP", "KSYS_MPROTECT",
+					    "KSYS_MADVISE", "KSYS_TOUCH",  "KSYS_FORK",
+					    "KSYS_EXIT"};
+
+	fprintf(out, "\t {.code = %s",
+		k->code >= 0 && k->code <= KSYS_EXIT ? codes[k->code] : "-1");
+	if (k->code == KSYS_FORK) {
+		fputs("},\n", out);
+		return;
+	}
+	fprintf(out, ", .start = 0x%" PRIx64 "ull, .len = 0x%" PRIx64 "ull", k->start, k->len);
+	if (k->code == KSYS_MMAP || k->code == KSYS_MPROTECT) {
+		fputs(", .prot = ", out);
+		conform_print_prot(out, k->prot);
+	}
+	if (k->code == KSYS_MMAP) {
+		fputs(", .flags = ", out);
+		conform_print_mmap_flags(out, k->flags);
+	}
+	if (k->code == KSYS_MADVISE) {
+		fputs(", .advice = ", out);
+		conform_print_advice(out, k->advice);
+	}
+	if (k->code == KSYS_TOUCH)
+		fprintf(out, ", .write = %d, .touch_max_pages = %" PRIu64, k->write,
+			k->touch_max_pages);
+	fputs("},\n", out);
+}
+
+static void put_data(FILE *out, const struct repro_rec *steps, unsigned n, const char *name,
+		     bool tap)
+{
+	char vname[32];
+
+	fputs("/* ---- the steps, as the model ran them (vmafuzz repro) ---- */\n\n", out);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(vname, sizeof(vname), "step%u_vmas", i);
+		put_vmas(out, vname, steps[i].vmas, steps[i].nvmas);
+		snprintf(vname, sizeof(vname), "step%u_child", i);
+		put_vmas(out, vname, steps[i].child, steps[i].nchild);
+	}
+	fputs("\nconst struct repro_step repro_steps[] = {\n", out);
+	for (unsigned i = 0; i < n; i++) {
+		const struct repro_rec *s = &steps[i];
+
+		fprintf(out, "\t/* step %u */\n\t{", i);
+		put_str(out, s->op);
+		fputs(",\n\t ", out);
+		put_str(out, s->text);
+		fputs(",\n", out);
+		put_call(out, &s->call);
+		if (s->result >= (int64_t)CONFORM_LO)
+			fprintf(out, "\t 0x%" PRIx64 ", ", (uint64_t)s->result);
+		else
+			fprintf(out, "\t %" PRId64 ", ", s->result);
+		if (s->nvmas)
+			fprintf(out, "step%u_vmas, %u, ", i, s->nvmas);
+		else
+			fputs("NULL, 0, ", out);
+		if (s->nchild)
+			fprintf(out, "step%u_child, %u, ", i, s->nchild);
+		else
+			fputs("NULL, 0, ", out);
+		fprintf(out, "%d},\n", s->fresh_read);
+	}
+	if (!n)
+		fputs("\t{NULL, NULL, {0}, 0, NULL, 0, NULL, 0, 0},\n", out);
+	fputs("};\n", out);
+	fprintf(out, "const unsigned repro_nsteps = %u;\n", n);
+	fprintf(out, "const int repro_tap = %d;\n", tap);
+	fputs("const char repro_name[] = ", out);
+	put_str(out, name);
+	fputs(";\n", out);
+	fprintf(out, "const uint64_t repro_lo = 0x%" PRIx64 "ull, repro_hi = 0x%" PRIx64 "ull;\n\n",
+		(uint64_t)CONFORM_LO, (uint64_t)CONFORM_HI);
+}
+
+bool repro_emit(FILE *out, const struct repro_rec *steps, unsigned n, const char *name,
+		const char *program, bool tap)
+{
+	fputs("// SPDX-License-Identifier: GPL-2.0\n/*\n", out);
+	fprintf(out,
+		" * A reproducer written by `vmafuzz repro%s --c` from %s:\n"
+		" * the fuzz_mm program below, run on this machine's kernel. After each\n"
+		" * step it checks that /proc/self/smaps shows, in the window from\n"
+		" * 0x%" PRIx64 ", what vmafuzz's model of mm showed (start, end, rwx and\n"
+		" * p/s, VmFlags ac dc wf, Rss, Anonymous) and that the call returned what\n"
+		" * the model's did; a fork's child checks its own smaps.\n *\n"
+		" *   cc -o repro this.c && ./repro\n *\n",
+		tap ? " --kselftest" : "", name, (uint64_t)CONFORM_LO);
+	if (tap)
+		fputs(" * Output in kselftest's TAP; exit 0 pass, 1 a step differs, 4 skip (the\n"
+		      " * window is not free, or this kernel maps no zero page on read faults).\n",
+		      out);
+	else
+		fputs(" * One line per step; on a difference both views and exit 1; 4: skipped\n"
+		      " * (the window is not free, or this kernel maps no zero page on reads).\n",
+		      out);
+	fputs(" *\n * The program (@ addresses count pages from the window's start):\n *\n", out);
+	put_comment_text(out, program);
+	fputs(" */\n#define _GNU_SOURCE\n\n", out);
+	fputs(repro_text_ksys_h, out);
+	fputc('\n', out);
+	fputs(repro_text_repro_h, out);
+	fputc('\n', out);
+	put_data(out, steps, n, name, tap);
+	fputs(repro_text_ksys_c, out);
+	fputc('\n', out);
+	fputs(repro_text_main_c, out);
+	fflush(out);
+	return !ferror(out);
+}

@@ -6,7 +6,8 @@
 # Dockerfile naming a file of that folder (its build context), refuses a
 # missing or malformed value with exit status 2; oss-fuzz/ copied as it is
 # has its COPY sources too; .clusterfuzzlite/'s COPY sources exist from the
-# repository's root (its context). Run by ./build.sh test with ROOT set.
+# repository's root (its context); the batch workflow uploads vmafuzz's
+# SARIF triage. Run by ./build.sh test with ROOT set.
 set -u
 cd "$ROOT"
 . tests/shlib
@@ -61,4 +62,12 @@ cp -r oss-fuzz "$T/plain/projects/vmafuzz"
 copy_sources "$T/plain/projects/vmafuzz/Dockerfile" "$T/plain/projects/vmafuzz"
 # ClusterFuzzLite builds from the repository's root
 copy_sources .clusterfuzzlite/Dockerfile .
+
+# the batch workflow triages what it found and uploads the SARIF, one
+# category per sanitizer
+W=.github/workflows/cflite_batch.yml
+tri=$(grep -n 'vmafuzz triage --sarif --category "vmafuzz-triage-${{ matrix.sanitizer }}"' "$W" | cut -d: -f1)
+up=$(grep -n 'uses: github/codeql-action/upload-sarif' "$W" | cut -d: -f1)
+[ -n "$tri" ] && [ -n "$up" ] && [ "$tri" -lt "$up" ] && grep -q 'sarif_file: vmafuzz-triage.sarif' "$W" && ok ||
+	bad "$W does not triage with vmafuzz and upload the SARIF after"
 finish

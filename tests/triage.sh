@@ -95,7 +95,7 @@ EOF
 # --sarif: SARIF 2.1.0, one result per bucket, located in the model
 "$V" triage --sarif --replay "$BOTH" --target fuzz_mtree "$LF" "$AFL" >"$T/sarif" 2>"$T/err" || bad "triage --sarif failed"
 if python3 - "$T/sarif" <<-'EOF'; then ok; else bad "triage --sarif"; cat "$T/sarif"; fi
-	import json, sys
+	import json, re, sys
 	s = json.load(open(sys.argv[1]))
 	assert s["version"] == "2.1.0", s["version"]
 	res = s["runs"][0]["results"]
@@ -106,6 +106,27 @@ if python3 - "$T/sarif" <<-'EOF'; then ok; else bad "triage --sarif"; cat "$T/sa
 	    loc = r["locations"][0]["physicalLocation"]
 	    assert loc["artifactLocation"]["uri"].startswith("src/"), loc
 	    assert loc["region"]["startLine"] > 0, loc
+	# short stable rule ids, each with help (the invariant's from the catalogue)
+	assert sorted(rules) == ["asan/heap-use-after-free", "invariant/MT_GAP"], rules
+	for rule in s["runs"][0]["tool"]["driver"]["rules"]:
+	    assert re.fullmatch(r"[a-z-]+/[A-Za-z0-9_.-]+", rule["id"]), rule
+	    assert rule["help"]["text"] and rule["fullDescription"]["text"], rule
+	gap = [r for r in s["runs"][0]["tool"]["driver"]["rules"] if r["id"] == "invariant/MT_GAP"][0]
+	assert "an internal node's gap equals its child's largest empty range" in gap["help"]["text"], gap
+	# fingerprints from the bucket: distinct, and stable across runs (compared below)
+	fps = [r["partialFingerprints"]["vmafuzzBucket/v1"] for r in res]
+	assert len(set(fps)) == 2 and all(re.fullmatch(r"[0-9a-f]{16}", f) for f in fps), fps
+	# no heap, stack or code addresses in what code scanning shows
+	for r in res:
+	    text = r["message"]["text"] + r["properties"]["bucket"]
+	    assert not re.search(r"0x[5-7][0-9a-f]{11}\b", text), text
+	assert s["runs"][0]["automationDetails"]["id"] == "vmafuzz-triage/", s["runs"][0]
+EOF
+"$V" triage --sarif --replay "$BOTH" --target fuzz_mtree "$AFL" >"$T/sarif2" 2>/dev/null
+python3 - "$T/sarif" "$T/sarif2" <<-'EOF' && ok || bad "SARIF fingerprints change between runs"
+	import json, sys
+	fp = lambda f: sorted((r["ruleId"], r["partialFingerprints"]["vmafuzzBucket/v1"]) for r in json.load(open(f))["runs"][0]["results"])
+	sys.exit(0 if fp(sys.argv[1]) == fp(sys.argv[2]) else 1)
 EOF
 
 # ---- minimize: a few operations, same bucket

@@ -11,6 +11,7 @@
 #include "crash_opts.h"
 #include "crash_run.h"
 #include "json.h"
+#include "sarif.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -156,52 +157,37 @@ static void print_json(const struct bucket *bs, size_t nb)
 	printf("%s]\n", nb ? "\n" : "");
 }
 
-static void print_sarif(const struct bucket *bs, size_t nb)
+static void print_sarif(const struct bucket *bs, size_t nb, const char *category)
 {
-	printf("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
-	       "  \"version\": \"2.1.0\",\n"
-	       "  \"runs\": [{\n"
-	       "    \"tool\": {\"driver\": {\"name\": \"vmafuzz triage\", \"rules\": [");
-	for (size_t i = 0; i < nb; i++) {
-		printf("%s\n      {\"id\": ", i ? "," : "");
-		json_string(stdout, bs[i].id);
-		printf(", \"shortDescription\": {\"text\": ");
-		json_string(stdout, bs[i].id);
-		printf("}}");
-	}
-	printf("]}},\n    \"results\": [");
+	struct sarif_result *r = calloc(nb ? nb : 1, sizeof(*r));
+
+	if (!r)
+		abort();
 	for (size_t i = 0; i < nb; i++) {
 		const struct triaged *s = bs[i].v[0];
 		const struct crash_frame *f = s->res.nframes ? &s->res.frames[0] : NULL;
+		const char **paths = calloc(bs[i].n, sizeof(*paths));
 
-		printf("%s\n      {\"ruleId\": ", i ? "," : "");
-		json_string(stdout, bs[i].id);
-		printf(", \"ruleIndex\": %zu, \"level\": \"%s\",\n       \"message\": {\"text\": ",
-		       i, level_of(&bs[i]));
-		json_string(stdout, s->res.summary);
-		printf("},\n       \"locations\": [");
-		if (f && f->file[0] && f->line) {
-			printf("{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ");
-			json_string(stdout, f->file);
-			printf("}, \"region\": {\"startLine\": %u}}}", f->line);
-		}
-		printf("],\n       \"properties\": {\"count\": %zu, \"smallest\": ", bs[i].n);
-		json_string(stdout, s->file->path);
-		printf(", \"files\": [");
-		for (size_t k = 0; k < bs[i].n; k++) {
-			printf("%s", k ? ", " : "");
-			json_string(stdout, bs[i].v[k]->file->path);
-		}
-		printf("]}}");
+		if (!paths)
+			abort();
+		for (size_t k = 0; k < bs[i].n; k++)
+			paths[k] = bs[i].v[k]->file->path;
+		r[i] = (struct sarif_result){
+		    bs[i].id,	     s->res.summary, level_of(&bs[i]), f ? f->file : NULL,
+		    f ? f->line : 0, paths,	     bs[i].n};
 	}
-	printf("%s]\n  }]\n}\n", nb ? "\n    " : "");
+	sarif_print(stdout, category ? category : "vmafuzz-triage", r, nb);
+	for (size_t i = 0; i < nb; i++)
+		free((void *)r[i].paths);
+	free(r);
 }
 
 struct triage_args {
 	struct crash_opts o;
 	enum format fmt;
 	bool verbose;
-	char **paths; /* argc of them at most */
+	const char *category; /* --category: the SARIF run's automation id */
+	char **paths;	      /* argc of them at most */
 	int npaths;
 };
 
@@ -233,6 +219,14 @@ static bool parse_args(int argc, char **argv, struct triage_args *a)
 				return false;
 		} else if (!strcmp(argv[i], "-v")) {
 			a->verbose = true;
+		} else if (!strcmp(argv[i], "--category")) {
+			if (++i >= argc || !argv[i][0] || strpbrk(argv[i], "/ \"")) {
+				cmd_usage_error(
+				    "triage", "%s",
+				    "--category needs a name without '/', space or quote");
+				return false;
+			}
+			a->category = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			cmd_usage_error("triage", "unknown option '%s'", argv[i]);
 			return false;
@@ -242,6 +236,10 @@ static bool parse_args(int argc, char **argv, struct triage_args *a)
 	}
 	if (!a->npaths) {
 		cmd_usage_error("triage", "%s", "needs crash files or directories");
+		return false;
+	}
+	if (a->category && a->fmt != FMT_SARIF) {
+		cmd_usage_error("triage", "%s", "--category is for --sarif");
 		return false;
 	}
 	return true;
@@ -287,9 +285,9 @@ static void sort_buckets(const struct triage_args *a, struct buckets *bs)
 		qsort(bs->v, bs->n, sizeof(*bs->v), cmp_buckets);
 }
 
-static void print_buckets(enum format fmt, const struct buckets *bs, size_t nfiles)
+static void print_buckets(const struct triage_args *a, const struct buckets *bs, size_t nfiles)
 {
-	switch (fmt) {
+	switch (a->fmt) {
 	case FMT_TABLE:
 		print_table(bs->v, bs->n, nfiles);
 		break;
@@ -297,14 +295,14 @@ static void print_buckets(enum format fmt, const struct buckets *bs, size_t nfil
 		print_json(bs->v, bs->n);
 		break;
 	case FMT_SARIF:
-		print_sarif(bs->v, bs->n);
+		print_sarif(bs->v, bs->n, a->category);
 		break;
 	}
 }
 
 int cmd_triage(int argc, char **argv)
 {
-	struct triage_args a = {{NULL, NULL, CRASH_DEFAULT_TIMEOUT}, FMT_TABLE, false, NULL, 0};
+	struct triage_args a = {.o = {NULL, NULL, CRASH_DEFAULT_TIMEOUT}, .fmt = FMT_TABLE};
 	struct crash_file *files = NULL;
 	struct buckets bs = {NULL, 0, 0};
 	struct triaged *tr = NULL;
@@ -323,7 +321,7 @@ int cmd_triage(int argc, char **argv)
 	if (!run_files(&a, files, nfiles, tr, &bs))
 		goto out;
 	sort_buckets(&a, &bs);
-	print_buckets(a.fmt, &bs, nfiles);
+	print_buckets(&a, &bs, nfiles);
 	rc = 0;
 out:
 	for (size_t i = 0; i < bs.n; i++)

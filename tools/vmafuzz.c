@@ -48,17 +48,22 @@ static const struct command commands[] = {
      "--in-process, runs in this process. A failing input aborts with its report.",
      cmd_replay},
     {"bench", "bench [NAME [--csv]]", "Run a benchmark; without NAME, list them.", cmd_bench},
-    {"triage", "triage [--target T] [--replay DIR] [--timeout S] [--json|--sarif] DIR|FILE...",
-     "Replay every crash file in the sanitized driver (replay/TARGET beside this\n"
-     "binary, or DIR/TARGET with --replay), each in a subprocess killed after S\n"
+    {"triage",
+     "triage [--target T] [--replay DIR] [--timeout S] [--json|--sarif [--category C]]\n"
+     "       DIR|FILE...",
+     "Replay every crash file in the sanitized driver (the replay build of the build\n"
+     "that found it, as its folder's .builds says; else replay/TARGET beside this\n"
+     "binary; DIR/TARGET with --replay), each in a subprocess killed after S\n"
      "seconds (default 20), and group them in buckets: the invariant that failed\n"
      "(MT_GAP, ...), 'MODEL_ASSERT file:line', else the sanitizer's kind of error\n"
      "and the top three stack frames in the model (function names), 'timeout',\n"
      "or 'no longer fails'. A DIR is a libFuzzer artifact folder (crash-*, leak-*,\n"
      "timeout-*, oom-*; else every file) or an AFL++ output folder\n"
      "(<out>/*/crashes/id:*). Prints bucket, count, smallest reproducer and the\n"
-     "failure line; --json: every bucket with all its files; --sarif: SARIF 2.1.0,\n"
-     "one result per bucket. Exit status 0 when it ran, crashes or not.",
+     "failure line; --json: every bucket with all its files; --sarif: SARIF 2.1.0\n"
+     "for code scanning, one result per bucket (short rule ids with help, a\n"
+     "fingerprint of the bucket, no addresses; --category C names the analysis,\n"
+     "default vmafuzz-triage). Exit status 0 when it ran, crashes or not.",
      cmd_triage},
     {"minimize", "minimize [--target T] [--replay DIR] [--max-runs N] [-o OUT] FILE",
      "Shrink a crash as a program, keeping its bucket (as triage computes it):\n"

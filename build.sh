@@ -13,7 +13,7 @@
 #   ./build.sh fuzz --jobs N ...    N workers on one corpus: libFuzzer -fork=N
 #                                   (-ignore_crashes=1), AFL++ one -M and N-1 -S
 #   ./build.sh fuzz ... -- FLAGS    FLAGS to the engine as they are; fuzz --help
-#   ./build.sh coverage             replay seeds (+ out/work/T/corpus) in a source-based
+#   ./build.sh coverage             replay seeds, corpora and AFL++ queues in a source-based
 #                                   coverage build: out/coverage/html/, per-file summary
 #   ./build.sh replay               build only the replay drivers (out/replay/)
 #   ./build.sh kernel               the kernel targets (kfuzz_mtree: the kernel's own
@@ -658,11 +658,13 @@ llvm_tool() {
 	fi
 }
 
-# Replay each target's seeds and out/work/<target>/corpus (when present) in
+# Replay each target's seeds, its libFuzzer corpus out/work/<target>/corpus
+# and its AFL++ queues out/work/<target>/afl/*/queue (those not empty) in
 # out/coverage/<target>, merge the profiles, write the HTML report to
-# out/coverage/html/ and print line and branch coverage per file of src/.
+# out/coverage/html/ and print line and branch coverage per file of src/,
+# naming every folder replayed.
 coverage() {
-	local profdata cov t d dir=out/coverage prof f failed
+	local profdata cov t d dir=out/coverage prof f failed replayed=()
 	deps
 	profdata=$(llvm_tool llvm-profdata) && cov=$(llvm_tool llvm-cov) || exit 1
 	run_make coverage corpus
@@ -671,8 +673,10 @@ coverage() {
 	local objects=()
 	for t in $(targets); do
 		objects+=("$dir/$t")
-		for d in "out/corpus/$t" "out/work/$t/corpus"; do
+		local w=${VMAFUZZ_WORK_ROOT:-out/work}
+		for d in "out/corpus/$t" "$w/$t/corpus" "$w/$t"/afl/*/queue; do
 			[ "$(count_files "$d")" -gt 0 ] || continue
+			replayed+=("$d ($(count_files "$d"))")
 			echo "coverage: $t <- $d ($(count_files "$d") inputs)"
 			# %m: one profile per binary, merged as processes finish
 			prof="$ROOT/$dir/profiles/$t-%m.profraw"
@@ -701,9 +705,8 @@ coverage() {
 	"$cov" show -format=html -output-dir="$dir/html" -instr-profile="$dir/coverage.profdata" \
 		-show-line-counts-or-regions -show-branches=count "${objargs[@]}" src fuzz
 	echo
-	echo "Coverage of src/ by the seeds$(for t in $(targets); do
-		[ -d "out/work/$t/corpus" ] && printf ' + out/work/%s/corpus' "$t"
-	done):"
+	echo "Coverage of src/ by the inputs of:"
+	printf '  %s\n' "${replayed[@]}"
 	# llvm-cov report columns: file, regions (3), functions (3), lines (3), branches (3)
 	"$cov" report -instr-profile="$dir/coverage.profdata" "${objargs[@]}" src |
 		awk -v root="$ROOT/" '

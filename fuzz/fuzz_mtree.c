@@ -669,6 +669,46 @@ static void locked_op(struct mtree_state *s, const struct prog_op *op, const str
 	}
 }
 
+/*
+ * replay -v: the operation, its range as resolved, and what the reference
+ * map (which the tree was just checked against) says it answered or holds.
+ */
+static void trace_op(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
+		     uint64_t first, uint64_t last)
+{
+	const struct mtref *r = &s->ref[a->tree];
+	struct tree_range at;
+	uint64_t start;
+	void *e;
+
+	fputs("  ", prog_trace);
+	prog_print_op(prog_trace, &mtree_desc, op);
+	if (op->code != OP_RCU_WALK && op->code != OP_DUP)
+		fprintf(prog_trace, "  [%#" PRIx64 ", %#" PRIx64 "]", first, last);
+	switch (op->code) {
+	case OP_LOAD:
+		fputs(" = ", prog_trace);
+		print_val(prog_trace, mtref_load(r, first));
+		break;
+	case OP_FIND:
+		e = mtref_range_of(r, first, &at);
+		fputs(" = ", prog_trace);
+		print_val(prog_trace, e);
+		if (e)
+			fprintf(prog_trace, " at [%#" PRIx64 ", %#" PRIx64 "]", at.first, at.last);
+		break;
+	case OP_GAP:
+		if (mtref_gap(r, first, last, a->n ? a->n : TREE_MAX - 1, a->dir == 1, &start))
+			fprintf(prog_trace, " = %#" PRIx64, start);
+		else
+			fputs(" = -EBUSY", prog_trace);
+		break;
+	default:
+		break;
+	}
+	fprintf(prog_trace, ", mt%u holds %zu range%s\n", a->tree, r->n, r->n == 1 ? "" : "s");
+}
+
 static void step_begin(struct mtree_state *s, unsigned trees)
 {
 	for (unsigned t = 0; t < NTREES; t++)
@@ -701,11 +741,15 @@ static void run_op(void *arg, const struct prog_op *op)
 	step_begin(s, named);
 	if (op->code == OP_RCU_WALK) {
 		op_rcu_walk(s, &a);
+		if (prog_trace)
+			trace_op(s, op, &a, 0, 0);
 		step_end(s, named);
 		return;
 	}
 	if (op->code == OP_DUP || op->code == OP_FORK) {
 		(op->code == OP_DUP ? op_dup : op_fork)(s, op, &a);
+		if (prog_trace && op->code == OP_DUP)
+			trace_op(s, op, &a, 0, 0);
 		step_end(s, named);
 		return;
 	}
@@ -716,6 +760,8 @@ static void run_op(void *arg, const struct prog_op *op)
 	if (mtree_ops[op->code].nfields >= 2 && mtree_ops[op->code].fields[1].kind == FK_RANGE)
 		resolve(&s->ref[a.tree], &a.range, &first, &last);
 	locked_op(s, op, &a, first, last);
+	if (prog_trace)
+		trace_op(s, op, &a, first, last);
 	if (op_writes(op->code))
 		up_write(&s->lock[a.tree]);
 	else

@@ -96,6 +96,14 @@ for how in "" --in-process; do
 		bad "replay $how -v: a map above the limit was not refused"
 	grep -q 'munmap p0 @0x17:1  = 0' "$T/out" && ok || bad "replay $how -v: munmap of a tail refused"
 	expect 0 'uffd_create p0 nofork  = 0x1' "$V" replay $how -v fuzz_mm corpus/fuzz_mm/userfaultfd.txt
+	# every target prints its operations: fuzz_mtree with the resolved
+	# range and the reference's answer
+	expect 0 'gap mt0 e15\+0:255 n=5 high  \[0x1041, 0x113f\] = 0x1056, mt0 holds 118 ranges' \
+		"$V" replay $how -v fuzz_mtree corpus/fuzz_mtree/gap_search.txt
+	grep -q 'gap mt0 g3+1:40 n=9 low  \[0x1027, 0x104e\] = -EBUSY' "$T/out" && ok ||
+		bad "replay $how -v fuzz_mtree: a gap search that finds nothing"
+	expect 0 '  t1: rollup p0 mmap  = 0' "$V" replay $how -v fuzz_rollup corpus/fuzz_rollup/case1_freed.txt
+	expect 0 'fork p0 ' "$V" replay $how -v fuzz_fork corpus/fuzz_fork/forked_twice.txt
 done
 # ./build.sh fuzz's command line: --help, a bad option, engine flags after --
 expect 0 'usage: ./build.sh fuzz' ./build.sh fuzz --help

@@ -34,6 +34,14 @@
 
 #define MAX_DIRS 64
 
+/* snprintf into a path buffer: false when it did not fit. */
+#define PATHF(buf, len, ...) fits(snprintf(buf, len, __VA_ARGS__), len)
+
+static bool fits(int n, size_t len)
+{
+	return n >= 0 && (size_t)n < len;
+}
+
 struct corpus_args {
 	bool merge, afl, tmin;
 	const char *build; /* NULL: beside this binary */
@@ -111,7 +119,8 @@ static void record_new(const char *dir, const char *before, const char *build)
 		if (name_in(before, line))
 			continue;
 		if (!f) {
-			snprintf(path, sizeof(path), "%s/.builds", dir);
+			if (!PATHF(path, sizeof(path), "%s/.builds", dir))
+				break;
 			f = fopen(path, "a");
 			if (!f)
 				break;
@@ -164,17 +173,14 @@ static bool engine_binary(const struct corpus_args *a, char *buf, size_t len)
 	const char *flavor = a->afl ? "afl" : "libfuzzer";
 	char exe[PATH_MAX];
 
-	if (a->build) {
-		snprintf(buf, len, "%s/%s", a->build, a->t->name);
-		return access(buf, X_OK) == 0;
-	}
+	if (a->build)
+		return PATHF(buf, len, "%s/%s", a->build, a->t->name) && access(buf, X_OK) == 0;
 	if (!tool_dir(exe, sizeof(exe)))
 		return false;
-	snprintf(buf, len, "%s/%s/%s", exe, flavor, a->t->name);
-	if (access(buf, X_OK) == 0)
+	if (PATHF(buf, len, "%s/%s/%s", exe, flavor, a->t->name) && access(buf, X_OK) == 0)
 		return true;
-	snprintf(buf, len, "%s/kernel/%s/%s", exe, flavor, a->t->name);
-	return access(buf, X_OK) == 0;
+	return PATHF(buf, len, "%s/kernel/%s/%s", exe, flavor, a->t->name) &&
+	       access(buf, X_OK) == 0;
 }
 
 /* The build name for .builds: kernel/… for a kernel target's binary. */
@@ -187,17 +193,18 @@ static const char *build_name(const struct corpus_args *a, const char *bin)
 	return a->afl ? "afl" : "libfuzzer";
 }
 
-/* @path's parent folder, with @leaf appended, into @buf. */
-static void sibling(const char *path, const char *leaf, char *buf, size_t len)
+/* @path's parent folder, with @leaf appended, into @buf; false when too long. */
+static bool sibling(const char *path, const char *leaf, char *buf, size_t len)
 {
 	char copy[PATH_MAX];
 	size_t n;
 
-	snprintf(copy, sizeof(copy), "%s", path);
+	if (!PATHF(copy, sizeof(copy), "%s", path))
+		return false;
 	n = strlen(copy);
 	while (n > 1 && copy[n - 1] == '/')
 		copy[--n] = 0;
-	snprintf(buf, len, "%s/%s", dirname(copy), leaf);
+	return PATHF(buf, len, "%s/%s", dirname(copy), leaf);
 }
 
 static int parse_args(int argc, char **argv, struct corpus_args *a)
@@ -281,8 +288,11 @@ static bool tmin_all(const char *bin, const char *dir, const char *log)
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(in, sizeof(in), "%s/%s", dir, e->d_name);
-		snprintf(out, sizeof(out), "%s.tmin", in);
+		if (!PATHF(in, sizeof(in), "%s/%s", dir, e->d_name) ||
+		    !PATHF(out, sizeof(out), "%s.tmin", in)) {
+			ok = false;
+			break;
+		}
 		char *argv[] = {"afl-tmin", "-i", in, "-o", out, "--", (char *)bin, NULL};
 
 		if (run_logged(argv, log) == 0)
@@ -314,11 +324,17 @@ int cmd_corpus(int argc, char **argv)
 	}
 	for (int i = 0; i < a.ndirs; i++)
 		had += count_inputs(a.dirs[i]);
-	sibling(a.dirs[0], "crashes", crashes, sizeof(crashes));
-	sibling(a.dirs[0], a.merge ? "corpus-merge.log" : "corpus-min.log", log, sizeof(log));
+	if (!sibling(a.dirs[0], "crashes", crashes, sizeof(crashes)) ||
+	    !sibling(a.dirs[0], a.merge ? "corpus-merge.log" : "corpus-min.log", log,
+		     sizeof(log)) ||
+	    !PATHF(artifact, sizeof(artifact), "-artifact_prefix=%s/", crashes) ||
+	    !PATHF(fresh, sizeof(fresh), "%s.min-%d", a.dirs[0], (int)getpid()) ||
+	    !PATHF(old, sizeof(old), "%s.old-%d", a.dirs[0], (int)getpid())) {
+		fprintf(stderr, "vmafuzz corpus: %s: path too long\n", a.dirs[0]);
+		return 2;
+	}
 	mkdir(crashes, 0755);
 	before = names_of(crashes);
-	snprintf(artifact, sizeof(artifact), "-artifact_prefix=%s/", crashes);
 
 	if (a.merge) {
 		long into = count_inputs(a.dirs[0]);
@@ -346,8 +362,6 @@ int cmd_corpus(int argc, char **argv)
 	}
 
 	/* min: a fresh folder beside the first, which then replaces it */
-	snprintf(fresh, sizeof(fresh), "%s.min-%d", a.dirs[0], (int)getpid());
-	snprintf(old, sizeof(old), "%s.old-%d", a.dirs[0], (int)getpid());
 	if (mkdir(fresh, 0755)) {
 		fprintf(stderr, "vmafuzz corpus min: cannot make %s: %s\n", fresh, strerror(errno));
 		free(before);
@@ -357,8 +371,10 @@ int cmd_corpus(int argc, char **argv)
 		char all[PATH_MAX + 8];
 		char *av[] = {"afl-cmin", "-i", all, "-o", fresh, "--", bin, NULL};
 
-		snprintf(all, sizeof(all), "%s.all-%d", a.dirs[0], (int)getpid());
-		rc = mkdir(all, 0755) || !gather(&a, all, log) ? -1 : run_logged(av, log);
+		rc = !PATHF(all, sizeof(all), "%s.all-%d", a.dirs[0], (int)getpid()) ||
+			     mkdir(all, 0755) || !gather(&a, all, log)
+			 ? -1
+			 : run_logged(av, log);
 		{
 			char *rm[] = {"rm", "-rf", all, NULL};
 

@@ -23,6 +23,9 @@
 #   ./build.sh bugs [NAME...] [--seconds S] [--runs R] [--csv]
 #                                   the known-bug suite (bugs/README.md): fuzz each
 #                                   planted bug from the seeds, time to detection
+#   ./build.sh mutants [--n N] [--seconds S] [--seed K] [--target T] [--files GLOB]
+#                                   mutation testing of src/: N faults, each built,
+#                                   its seeds replayed and fuzzed S s; killed/survived
 #   ./build.sh clean                remove out/
 #
 # OSS-Fuzz: when LIB_FUZZING_ENGINE and OUT are both set, builds exactly what
@@ -741,6 +744,7 @@ kernel)
 	echo "Fuzz one with: ./build.sh fuzz $(kernel_targets | head -n 1) [SECONDS]"
 	;;
 bugs) deps; exec scripts/bugs.sh "$@" ;;
+mutants) deps; exec scripts/mutants.sh "$@" ;;
 clean) run_make clean ;;
 -h | --help | help) usage ;;
 *)

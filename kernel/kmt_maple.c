@@ -60,12 +60,16 @@ int kmalloc_verbose;
 /* ---- live nodes ----------------------------------------------------------- */
 
 /*
- * Open addressing over node addresses (256-byte aligned), with a flag for
- * the nodes handed to call_rcu. Deletion shifts the cluster back, so there
- * are no tombstones.
+ * The live nodes in one array, in the order they were born (a death moves
+ * the last one into the hole), each with a flag for the nodes handed to
+ * call_rcu; found by a search from the youngest. A table hashed on the
+ * nodes' addresses was quicker, but how far its probes ran depended on
+ * where malloc had put the nodes, so on the programs run before in the
+ * process: edges AFL++ saw vary on the same input. Here where a node sits,
+ * and how far a search runs, follow from the program alone.
  */
 struct kmt_slot {
-	uintptr_t addr; /* 0: empty */
+	uintptr_t addr;
 	bool queued;
 };
 
@@ -73,84 +77,41 @@ static struct kmt_slot *reg;
 static size_t reg_cap, reg_n;
 static uint64_t live_nodes;
 
-static size_t reg_hash(uintptr_t a)
-{
-	uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 20) & (reg_cap - 1);
-}
-
 static struct kmt_slot *reg_find(uintptr_t a)
 {
-	size_t i;
-
-	if (!reg_cap)
-		return NULL;
-	for (i = reg_hash(a); reg[i].addr; i = (i + 1) & (reg_cap - 1))
-		if (reg[i].addr == a)
-			return &reg[i];
+	for (size_t i = reg_n; i > 0; i--)
+		if (reg[i - 1].addr == a)
+			return &reg[i - 1];
 	return NULL;
-}
-
-static void reg_insert(uintptr_t a);
-
-static void reg_grow(void)
-{
-	struct kmt_slot *old = reg;
-	size_t n = reg_cap;
-
-	reg_cap = reg_cap ? 2 * reg_cap : 1024;
-	reg = calloc(reg_cap, sizeof(*reg));
-	MODEL_ASSERT(reg != NULL);
-	reg_n = 0;
-	for (size_t i = 0; i < n; i++)
-		if (old[i].addr) {
-			reg_insert(old[i].addr);
-			reg_find(old[i].addr)->queued = old[i].queued;
-		}
-	free(old);
 }
 
 static void reg_insert(uintptr_t a)
 {
-	size_t i;
-
-	if (2 * (reg_n + 1) > reg_cap)
-		reg_grow();
-	for (i = reg_hash(a); reg[i].addr; i = (i + 1) & (reg_cap - 1))
-		MODEL_ASSERT(reg[i].addr != a);
-	reg[i].addr = a;
-	reg[i].queued = false;
+	if (reg_n == reg_cap) {
+		reg_cap = reg_cap ? 2 * reg_cap : 1024;
+		reg = realloc(reg, reg_cap * sizeof(*reg));
+		MODEL_ASSERT(reg != NULL);
+	}
+	reg[reg_n].addr = a;
+	reg[reg_n].queued = false;
 	reg_n++;
 }
 
 static void reg_remove(uintptr_t a)
 {
 	struct kmt_slot *s = reg_find(a);
-	size_t i, j, k;
 
 	MODEL_ASSERT(s != NULL);
-	i = (size_t)(s - reg);
-	reg[i].addr = 0;
-	if (--reg_n == 0) {
+	*s = reg[--reg_n];
+	if (reg_n == 0) {
 		/*
-		 * Empty (every input ends so): the table goes, so that its size,
-		 * which kmt_live scans, and the growth path an input takes do not
-		 * depend on the inputs before it.
+		 * Empty (every input ends so): the array goes, so that the
+		 * growth path an input takes does not depend on the inputs
+		 * before it.
 		 */
 		free(reg);
 		reg = NULL;
 		reg_cap = 0;
-		return;
-	}
-	/* shift back the entries of the cluster that can move into the hole */
-	for (j = (i + 1) & (reg_cap - 1); reg[j].addr; j = (j + 1) & (reg_cap - 1)) {
-		k = reg_hash(reg[j].addr);
-		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			reg[i] = reg[j];
-			reg[j].addr = 0;
-			i = j;
-		}
 	}
 }
 
@@ -265,14 +226,13 @@ struct kmt_tree {
 
 #define KMT_FLAGS (MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN | MT_FLAGS_USE_RCU)
 
-static void kmt_init_once(void)
+/*
+ * lib/maple_tree.c's node cache, made before main: made by the first tree
+ * instead, the first program of a process ran code that no later one ran.
+ */
+__attribute__((constructor)) static void kmt_init(void)
 {
-	static bool done;
-
-	if (!done) {
-		maple_tree_init();
-		done = true;
-	}
+	maple_tree_init();
 }
 
 void *kmt_zero(void)
@@ -284,7 +244,6 @@ struct kmt_tree *kmt_create(void)
 {
 	struct kmt_tree *t;
 
-	kmt_init_once();
 	t = model_alloc(AK_OTHER, sizeof(*t));
 	if (!t)
 		return NULL;
@@ -799,9 +758,8 @@ void kmt_live(struct kmt_live *l)
 {
 	l->live = live_nodes;
 	l->pending = 0;
-	for (size_t i = 0; i < reg_cap; i++)
-		if (reg[i].addr &&
-		    (reg[i].queued || ma_dead_node((struct maple_node *)reg[i].addr)))
+	for (size_t i = 0; i < reg_n; i++)
+		if (reg[i].queued || ma_dead_node((struct maple_node *)reg[i].addr))
 			l->pending++;
 #ifdef KMT_HAVE_NR_ALLOCATED
 	l->shim = maple_node_cache ? mt_nr_allocated() : 0;

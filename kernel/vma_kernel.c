@@ -28,19 +28,9 @@ struct kv_state {
 static void *kv_open(char *err, size_t errlen)
 {
 	struct kv_state *s = calloc(1, sizeof(*s));
-	static bool tree_ready;
 
-	if (!tree_ready) {
-		/* lib/maple_tree.c's node cache (maple_tree_init) comes with
-		 * kmt.o's first tree */
-		struct kmt_tree *t = kmt_create();
-
-		if (t) {
-			kmt_release(t);
-			tree_ready = true;
-		}
-	}
-	if (s && tree_ready)
+	/* (lib/maple_tree.c's node cache is made before main: kmt_maple.c) */
+	if (s)
 		s->mm = kvma_create(MMF_WINDOW_LO, MMF_WINDOW_HI);
 	if (s && s->mm)
 		return s;

@@ -2,6 +2,7 @@
 /* anon_vma and its chains (anon.h), after mm/rmap.c. */
 #include "mm/anon.h"
 
+#include "mm/mm.h"
 #include "mm/types.h"
 #include "runtime/alloc.h"
 #include "runtime/check.h"
@@ -11,8 +12,6 @@
 
 #include <errno.h>
 #include <string.h>
-
-static unsigned anon_ids;
 
 void anon_vma_lock_write(struct anon_vma *av)
 {
@@ -34,7 +33,7 @@ static struct anon_vma *anon_vma_alloc(void)
 	av->parent = av;
 	av->refcount = 1;
 	av->num_children = 1; /* a root counts itself */
-	av->id = ++anon_ids;
+	av->id = ++mm_ids.anon_vma;
 	rwsem_init(&av->rwsem, &lock_class_anon_vma, "anon_vma");
 	return av;
 }

@@ -15,8 +15,6 @@
 
 struct page zero_page = {.refcount = 1};
 
-static unsigned page_ids;
-
 static struct pgtable *pgtable_of(struct mm *mm, uint64_t addr)
 {
 	return mt_load(&mm->ptes, (addr >> PAGE_SHIFT) >> PT_SHIFT);
@@ -55,7 +53,7 @@ static struct page *page_alloc(void)
 	struct page *p = model_alloc(AK_PAGE, sizeof(*p));
 
 	if (p)
-		p->id = ++page_ids;
+		p->id = ++mm_ids.page;
 	return p;
 }
 

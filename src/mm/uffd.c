@@ -13,8 +13,6 @@
 #include <errno.h>
 #include <inttypes.h>
 
-static unsigned uffd_ids;
-
 struct uffd_ctx *uffd_create_locked(struct mm *mm, bool event_fork)
 {
 	struct uffd_ctx *c = model_alloc(AK_UFFD_CTX, sizeof(*c));
@@ -26,7 +24,7 @@ struct uffd_ctx *uffd_create_locked(struct mm *mm, bool event_fork)
 	c->files = 1;
 	c->refcount = 1;
 	c->event_fork = event_fork;
-	c->id = ++uffd_ids;
+	c->id = ++mm_ids.uffd;
 	c->next = mm->uffd_ctxs;
 	mm->uffd_ctxs = c;
 	return c;

@@ -2,13 +2,13 @@
 /* VMA objects and lookups (vma.h). */
 #include "mm/vma.h"
 
+#include "mm/mm.h"
 #include "mm/types.h"
 #include "runtime/alloc.h"
 #include "runtime/sync.h"
 #include "tree/mtree.h"
 
 /* Creation numbers: names in reports and the tie-break of interval keys. */
-static unsigned vma_ids;
 
 struct vma *vma_alloc(struct mm *mm)
 {
@@ -17,7 +17,7 @@ struct vma *vma_alloc(struct mm *mm)
 	if (!v)
 		return NULL;
 	v->mm = mm;
-	v->id = ++vma_ids;
+	v->id = ++mm_ids.vma;
 	vma_lock_init(&v->lock, true);
 	return v;
 }

@@ -125,6 +125,12 @@ bool rcu_read_held(void);
 void call_rcu_free(enum alloc_kind kind, void *obj, void (*free_fn)(void *obj));
 /* Run every pending callback (no reader may remain). */
 void rcu_barrier(void);
+/*
+ * Between two programs (fuzz/exec.c): rcu_barrier(), then free the list of
+ * pending callbacks, which otherwise keeps the size the busiest program
+ * before gave it (fiber backend only).
+ */
+void rcu_release(void);
 /* Objects of @kind waiting for a grace period. */
 uint64_t rcu_pending(enum alloc_kind kind);
 /* Test-only: with deferral off, call_rcu_free frees at once. */

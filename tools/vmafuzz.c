@@ -16,6 +16,8 @@
  *                                                                  (cmd_conform.c)
  *   vmafuzz corpus merge|min [--afl] [--tmin] TARGET DIR [MORE...] (cmd_corpus.c)
  *   vmafuzz repro --c FILE [-o OUT.c] [--kselftest]                (cmd_repro.c)
+ *   vmafuzz statsd [--port-file F] [--stats FILE] [--map-size N] [--parent PID] OUT
+ *                                                                  (cmd_statsd.c)
  *
  * This file only dispatches: the table of commands (name, usage, help) and
  * main(). Each command's body is in tools/cmd_<name>.c (cmd.h); what they
@@ -141,6 +143,17 @@ static const struct command commands[] = {
      "not ok N, exit 0 pass, 1 fail, 4 skip), still self-contained. Output to OUT.c\n"
      "(default stdout). A program the kernel cannot run: the step and why, exit 2.",
      cmd_repro},
+    {"statsd", "statsd [--port-file F] [--stats FILE] [--map-size N] [--parent PID] OUT",
+     "Receive AFL++'s statsd figures (afl-fuzz with AFL_STATSD=1 and AFL_STATSD_PORT)\n"
+     "on a UDP port of 127.0.0.1, written to F (else stdout), and append to OUT a row\n"
+     "in AFL++'s plot_data format for each second they change: afl-fuzz itself\n"
+     "writes plot_data rows only after its first minute. FILE: the instance's\n"
+     "fuzzer_stats, whose start_time makes the time column afl-fuzz's own (else:\n"
+     "seconds since this started); N: the map size, for the map density column\n"
+     "(AFL_DUMP_MAP_SIZE=1 TARGET prints it). Ends on SIGTERM or when process PID\n"
+     "has ended; ignores SIGINT. ./build.sh fuzz --afl runs it and merges OUT into\n"
+     "plot_data when afl-fuzz ends.",
+     cmd_statsd},
     {NULL, NULL, NULL, NULL},
 };
 

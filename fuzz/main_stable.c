@@ -41,6 +41,20 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 void __sanitizer_symbolize_pc(void *pc, const char *fmt, char *out, size_t size)
     __attribute__((weak));
 
+/*
+ * AddressSanitizer's defaults for this driver: no quarantine, so that freed
+ * memory is handed out again at once. Then where malloc puts an object
+ * depends on what ran before, as in a long fuzzing process (whose
+ * quarantine has filled), and code whose path follows the order of
+ * addresses (a sort of pointers) shows here. ASAN_OPTIONS still win.
+ */
+const char *__asan_default_options(void);
+
+const char *__asan_default_options(void)
+{
+	return "quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
+}
+
 /* ---- the coverage callbacks (this file has no coverage itself) ---------- */
 
 static uint32_t nguards;

@@ -246,7 +246,7 @@ void exec_run(struct exec *x, exec_op_fn op_fn, exec_check_fn check_fn)
  */
 static void between_programs(void)
 {
-	rcu_release();
+	rcu_between_programs();
 	mt_scratch_release();
 	mm_between_programs();
 }

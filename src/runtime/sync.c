@@ -357,7 +357,7 @@ void rcu_barrier(void)
 	rcu_run_ready(UINT32_MAX);
 }
 
-void rcu_release(void)
+void rcu_between_programs(void)
 {
 	rcu_barrier();
 	free(pending);

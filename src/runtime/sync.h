@@ -130,7 +130,7 @@ void rcu_barrier(void);
  * pending callbacks, which otherwise keeps the size the busiest program
  * before gave it (fiber backend only).
  */
-void rcu_release(void);
+void rcu_between_programs(void);
 /* Objects of @kind waiting for a grace period. */
 uint64_t rcu_pending(enum alloc_kind kind);
 /* Test-only: with deferral off, call_rcu_free frees at once. */

@@ -12,9 +12,11 @@
  * the hits of each edge, one run at a time.
  *
  * For each input, a fresh process (fork, after LLVMFuzzerInitialize) runs
- * the input first, then the OTHERS inputs before it in the list (wrapping
- * round; all of them in a shorter list), then the input twice more. Its
- * three runs must hit every edge as many times. AFL++ calls an input whose
+ * the input first, then the 64 inputs before it in the list (OTHERS,
+ * wrapping round; all of them in a shorter list), then the input twice
+ * more. Its three runs must hit every edge as many times. No
+ * AddressSanitizer quarantine (below), so the runs' objects lie where what
+ * ran before left room. AFL++ calls an input whose
  * runs differ "variable", and its stability is the share of edges never
  * seen to vary; --afl compares as AFL++ does, which is weaker: a 4-byte
  * warm-up input first (as its libFuzzer driver runs in each new process),

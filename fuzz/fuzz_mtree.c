@@ -228,7 +228,7 @@ static void ref_store(struct mtree_state *s, unsigned t, uint64_t first, uint64_
 
 static void ref_copy(struct mtree_state *s, unsigned dst, unsigned src)
 {
-	mtref_free(&s->ref[dst]);
+	mtref_clear(&s->ref[dst]);
 	for (size_t i = 0; i < s->ref[src].n; i++) {
 		const struct mtref_range *r = &s->ref[src].v[i];
 
@@ -239,7 +239,7 @@ static void ref_copy(struct mtree_state *s, unsigned dst, unsigned src)
 static void tree_clear(struct mtree_state *s, unsigned t)
 {
 	s->b->clear(s->mt[t]);
-	mtref_free(&s->ref[t]);
+	mtref_clear(&s->ref[t]);
 	mtref_log_add(&s->log[t], 0, TREE_MAX, NULL);
 }
 
@@ -503,7 +503,7 @@ static void fork_teardown(struct fork_run *f)
 	if (w.i != copies)
 		check_fail(CK_MT_WALK, "fork_exit visited %zu entries, %zu lie before the marker",
 			   w.i, copies);
-	mtref_free(&s->ref[f->dst]);
+	mtref_clear(&s->ref[f->dst]);
 	mtref_log_add(&s->log[f->dst], 0, TREE_MAX, NULL);
 }
 
@@ -828,6 +828,7 @@ int mtree_run(const struct tree_backend *b, const uint8_t *data, size_t size)
 	check_all(&s);
 	for (unsigned t = 0; t < NTREES; t++) {
 		tree_clear(&s, t);
+		mtref_free(&s.ref[t]);
 		mtref_log_free(&s.log[t]);
 		b->release(s.mt[t]);
 	}

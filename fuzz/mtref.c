@@ -19,6 +19,11 @@ void mtref_free(struct mtref *r)
 	mtref_init(r);
 }
 
+void mtref_clear(struct mtref *r)
+{
+	r->n = 0;
+}
+
 /* First index i with v[i].last >= index (binary search: tests build big maps). */
 static size_t lower(const struct mtref *r, uint64_t index)
 {

@@ -69,9 +69,12 @@ struct kmt_slot {
 	bool queued;
 };
 
+#define REG_FIRST_CAP 1024
+
 static struct kmt_slot *reg;
 static size_t reg_cap, reg_n;
 static uint64_t live_nodes;
+static uint64_t queued_nodes; /* of those, handed to call_rcu */
 
 static size_t reg_hash(uintptr_t a)
 {
@@ -99,7 +102,7 @@ static void reg_grow(void)
 	struct kmt_slot *old = reg;
 	size_t n = reg_cap;
 
-	reg_cap = reg_cap ? 2 * reg_cap : 1024;
+	reg_cap = reg_cap ? 2 * reg_cap : REG_FIRST_CAP;
 	reg = calloc(reg_cap, sizeof(*reg));
 	MODEL_ASSERT(reg != NULL);
 	reg_n = 0;
@@ -124,24 +127,30 @@ static void reg_insert(uintptr_t a)
 	reg_n++;
 }
 
-static void reg_remove(uintptr_t a)
+/* Forget @a; whether it had been handed to call_rcu. */
+static bool reg_remove(uintptr_t a)
 {
 	struct kmt_slot *s = reg_find(a);
 	size_t i, j, k;
+	bool queued;
 
 	MODEL_ASSERT(s != NULL);
 	i = (size_t)(s - reg);
+	queued = reg[i].queued;
 	reg[i].addr = 0;
 	if (--reg_n == 0) {
 		/*
-		 * Empty (every input ends so): the table goes, so that its size,
-		 * which kmt_live scans, and the growth path an input takes do not
-		 * depend on the inputs before it.
+		 * Empty (every input ends so): a table grown past its first size
+		 * goes, so that the growth path an input takes does not depend
+		 * on the inputs before it; the first size stays, all empty, so
+		 * that an input does not pay for a new one.
 		 */
-		free(reg);
-		reg = NULL;
-		reg_cap = 0;
-		return;
+		if (reg_cap > REG_FIRST_CAP) {
+			free(reg);
+			reg = NULL;
+			reg_cap = 0;
+		}
+		return queued;
 	}
 	/* shift back the entries of the cluster that can move into the hole */
 	for (j = (i + 1) & (reg_cap - 1); reg[j].addr; j = (j + 1) & (reg_cap - 1)) {
@@ -152,6 +161,7 @@ static void reg_remove(uintptr_t a)
 			i = j;
 		}
 	}
+	return queued;
 }
 
 static void node_born(void *p)
@@ -162,7 +172,8 @@ static void node_born(void *p)
 
 static void node_dies(void *p)
 {
-	reg_remove((uintptr_t)p);
+	if (reg_remove((uintptr_t)p))
+		queued_nodes--;
 	live_nodes--;
 }
 
@@ -223,8 +234,10 @@ void kmt_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
 	struct kmt_slot *s = reg_find((uintptr_t)container_of(head, struct maple_node, rcu));
 
-	if (s)
+	if (s && !s->queued) {
 		s->queued = true;
+		queued_nodes++;
+	}
 	head->func = func;
 	call_rcu_free(AK_OTHER, head, kmt_rcu_run);
 }
@@ -743,8 +756,8 @@ static void walk_node(struct kmt_walk_ctx *c, struct maple_enode *enode, unsigne
 	if (c->addrs && c->n < c->cap)
 		c->addrs[c->n] = (uintptr_t)node;
 	c->n++;
-	if (depth > 64 || ma_is_dense(type))
-		return;
+	if (depth > 64 || ma_is_dense(type) || (!c->put && ma_is_leaf(type)))
+		return; /* (a count needs no leaf's slots) */
 	end = ma_data_end(node, type, pivots, max);
 	if (c->put)
 		c->put(c->arg, (uint64_t)type | (uint64_t)end << 8 | (uint64_t)depth << 16);
@@ -795,11 +808,19 @@ uint64_t kmt_nodes(struct kmt_tree *t, uintptr_t *addrs, uint64_t cap)
 	return c.n;
 }
 
+/*
+ * The nodes waiting for a grace period: those handed to call_rcu and those
+ * marked dead. The tree marks a node dead only in the write that frees it
+ * or hands it (or the top of its dead subtree, whose callback frees the
+ * rest) to call_rcu, so with no node handed over none can be dead and
+ * alive: the table is scanned only while callbacks wait (while some fiber
+ * reads under RCU), and otherwise a dead node left alive shows as a leak.
+ */
 void kmt_live(struct kmt_live *l)
 {
 	l->live = live_nodes;
 	l->pending = 0;
-	for (size_t i = 0; i < reg_cap; i++)
+	for (size_t i = 0; queued_nodes && i < reg_cap; i++)
 		if (reg[i].addr &&
 		    (reg[i].queued || ma_dead_node((struct maple_node *)reg[i].addr)))
 			l->pending++;

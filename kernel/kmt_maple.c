@@ -703,7 +703,13 @@ int kmt_bulk_append(struct kmt_bulk *k, uint64_t first, uint64_t last, void *ent
 	 */
 	if (k->appended++ >= k->expected)
 		mas->mas_flags &= ~MA_STATE_PREALLOC;
-	mas_set_range(mas, first, last);
+	/*
+	 * The range as vma_iter_bulk_store set it (dup_mmap of 6.4 to 6.7):
+	 * the iterator stays where the last store left it, so a store within
+	 * that leaf's range starts from the leaf, not from the root.
+	 */
+	mas->index = first;
+	mas->last = last;
 	if (mas->mas_flags & MA_STATE_PREALLOC) {
 		mas_store(mas, entry);
 		return mas_is_err(mas) ? xa_err(mas->node) : 0;

@@ -35,10 +35,16 @@ static const struct as_backend *P, *S;
 struct pair {
 	void *p, *s;
 	bool diverged; /* a failed call left the two apart */
-	/* scratch for the two views of one check, written before read (not
-	 * zeroed per input: at 96 KiB that was a tenth of a kfuzz_vma run) */
+	/* the two views of one check, written before read (pair_views) */
 	struct as_vma *pv, *sv;
 };
+
+/*
+ * The scratch for the two views of a check, one for the program: zeroed per
+ * input at 96 KiB it was a tenth of a kfuzz_vma run, and allocated per
+ * input still the pair's largest allocation.
+ */
+static struct as_vma pair_views[2 * PAIR_VMAS];
 
 /* The two holds of a process, between get and put. */
 struct holds {
@@ -52,12 +58,8 @@ static void *pair_open(char *err, size_t errlen)
 
 	if (!x)
 		return NULL;
-	x->pv = malloc(2 * PAIR_VMAS * sizeof(*x->pv));
-	if (!x->pv) {
-		free(x);
-		return NULL;
-	}
-	x->sv = x->pv + PAIR_VMAS;
+	x->pv = pair_views;
+	x->sv = pair_views + PAIR_VMAS;
 	x->p = P->open(err, errlen);
 	alloc_fail_pause(&pause);
 	x->s = x->p ? S->open(err, errlen) : NULL;
@@ -65,7 +67,6 @@ static void *pair_open(char *err, size_t errlen)
 	if (!x->s) {
 		if (x->p)
 			P->close(x->p);
-		free(x->pv);
 		free(x);
 		return NULL;
 	}
@@ -78,7 +79,6 @@ static void pair_close(void *as)
 
 	P->close(x->p);
 	S->close(x->s);
-	free(x->pv);
 	free(x);
 }
 

@@ -98,8 +98,8 @@ KNOCMP_libfuzzer = $(NOCMP_FLAGS)
 define kernel_rules
 $(OBJDIR)/kernel-$(1)/.flags: FORCE
 	@mkdir -p $$(@D)
-	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
-		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_CFLAGS) $$(KNOCMP_$(1))' > $$@
+	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KMT_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
+		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KMT_CFLAGS) $$(KNOCMP_$(1))' > $$@
 
 $(OBJDIR)/kernel-$(1)/kmt_maple.o: kernel/kmt_maple.c kernel/kmt.h $(OBJDIR)/kernel-$(1)/.flags \
 		$(KMT_CONFIG) $(KMT_GEN_HDRS)

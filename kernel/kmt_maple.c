@@ -76,6 +76,7 @@ struct kmt_slot {
 static struct kmt_slot *reg;
 static size_t reg_cap, reg_n;
 static uint64_t live_nodes;
+static uint64_t queued_nodes; /* of those, handed to call_rcu */
 
 static struct kmt_slot *reg_find(uintptr_t a)
 {
@@ -97,11 +98,14 @@ static void reg_insert(uintptr_t a)
 	reg_n++;
 }
 
-static void reg_remove(uintptr_t a)
+/* Forget @a; whether it had been handed to call_rcu. */
+static bool reg_remove(uintptr_t a)
 {
 	struct kmt_slot *s = reg_find(a);
+	bool queued;
 
 	MODEL_ASSERT(s != NULL);
+	queued = s->queued;
 	*s = reg[--reg_n];
 	if (reg_n == 0) {
 		/*
@@ -113,6 +117,7 @@ static void reg_remove(uintptr_t a)
 		reg = NULL;
 		reg_cap = 0;
 	}
+	return queued;
 }
 
 static void node_born(void *p)
@@ -123,7 +128,8 @@ static void node_born(void *p)
 
 static void node_dies(void *p)
 {
-	reg_remove((uintptr_t)p);
+	if (reg_remove((uintptr_t)p))
+		queued_nodes--;
 	live_nodes--;
 }
 
@@ -184,8 +190,10 @@ void kmt_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
 	struct kmt_slot *s = reg_find((uintptr_t)container_of(head, struct maple_node, rcu));
 
-	if (s)
+	if (s && !s->queued) {
 		s->queued = true;
+		queued_nodes++;
+	}
 	head->func = func;
 	call_rcu_free(AK_OTHER, head, kmt_rcu_run);
 }
@@ -649,7 +657,13 @@ int kmt_bulk_append(struct kmt_bulk *k, uint64_t first, uint64_t last, void *ent
 	 */
 	if (k->appended++ >= k->expected)
 		mas->mas_flags &= ~MA_STATE_PREALLOC;
-	mas_set_range(mas, first, last);
+	/*
+	 * The range as vma_iter_bulk_store set it (dup_mmap of 6.4 to 6.7):
+	 * the iterator stays where the last store left it, so a store within
+	 * that leaf's range starts from the leaf, not from the root.
+	 */
+	mas->index = first;
+	mas->last = last;
 	if (mas->mas_flags & MA_STATE_PREALLOC) {
 		mas_store(mas, entry);
 		return mas_is_err(mas) ? xa_err(mas->node) : 0;
@@ -702,8 +716,8 @@ static void walk_node(struct kmt_walk_ctx *c, struct maple_enode *enode, unsigne
 	if (c->addrs && c->n < c->cap)
 		c->addrs[c->n] = (uintptr_t)node;
 	c->n++;
-	if (depth > 64 || ma_is_dense(type))
-		return;
+	if (depth > 64 || ma_is_dense(type) || (!c->put && ma_is_leaf(type)))
+		return; /* (a count needs no leaf's slots) */
 	end = ma_data_end(node, type, pivots, max);
 	if (c->put)
 		c->put(c->arg, (uint64_t)type | (uint64_t)end << 8 | (uint64_t)depth << 16);
@@ -754,11 +768,19 @@ uint64_t kmt_nodes(struct kmt_tree *t, uintptr_t *addrs, uint64_t cap)
 	return c.n;
 }
 
+/*
+ * The nodes waiting for a grace period: those handed to call_rcu and those
+ * marked dead. The tree marks a node dead only in the write that frees it
+ * or hands it (or the top of its dead subtree, whose callback frees the
+ * rest) to call_rcu, so with no node handed over none can be dead and
+ * alive: the table is scanned only while callbacks wait (while some fiber
+ * reads under RCU), and otherwise a dead node left alive shows as a leak.
+ */
 void kmt_live(struct kmt_live *l)
 {
 	l->live = live_nodes;
 	l->pending = 0;
-	for (size_t i = 0; i < reg_n; i++)
+	for (size_t i = 0; queued_nodes && i < reg_n; i++)
 		if (reg[i].queued || ma_dead_node((struct maple_node *)reg[i].addr))
 			l->pending++;
 #ifdef KMT_HAVE_NR_ALLOCATED

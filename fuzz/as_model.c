@@ -491,6 +491,14 @@ static void *as_open(char *err, size_t errlen)
 	return NULL;
 }
 
+void as_model_forbid_zeropage(void *as, bool on)
+{
+	struct mmf_state *s = as;
+
+	if (s->mm[0])
+		s->mm[0]->forbids_zeropage = on;
+}
+
 static void as_close(void *as)
 {
 	model_finish(as);

@@ -17,6 +17,10 @@ struct mmf_state {
 	struct uffd_ctx *fd[MMF_MAX_PROCS][MMF_FDS]; /* open userfaultfds */
 };
 
+/* Process p0 of a fresh model (as_model.open) forbids the zero page, or
+ * not (mm_forbids_zeropage, mm/types.h); the processes it forks inherit it. */
+void as_model_forbid_zeropage(void *as, bool on);
+
 /* The process's mm with a reference held (mmget), or NULL; and its release. */
 struct mm *mmf_get(struct mmf_state *s, unsigned p);
 void mmf_put(struct mmf_state *s, struct mm *mm);

@@ -326,6 +326,8 @@ int mm_run_program(const struct mm_target *t, const uint8_t *data, size_t size)
 		exec_end(&x);
 		return -1;
 	}
+	if (t->configure)
+		t->configure(&m, x.prog.config);
 	if (t->prologue)
 		t->prologue(&m);
 	x.check_at_rest = true;
@@ -337,7 +339,7 @@ int mm_run_program(const struct mm_target *t, const uint8_t *data, size_t size)
 
 int mm_run_text(const struct as_backend *b, const char *text)
 {
-	struct mm_target t = {&mm_desc, b, MMF_OP_FORK, NULL, NULL};
+	struct mm_target t = {&mm_desc, b, MMF_OP_FORK, NULL, NULL, NULL};
 	uint8_t *bytes;
 	size_t n;
 	int r;

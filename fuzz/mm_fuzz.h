@@ -40,6 +40,9 @@ struct mm_target {
 	void (*prologue)(struct mm_exec *m);
 	/* One operation; NULL: mm_exec_op. */
 	exec_op_fn op_fn;
+	/* The program's config bits applied to the fresh state (before the
+	 * prologue), or NULL: they mean nothing to the backend. */
+	void (*configure)(struct mm_exec *m, uint8_t config);
 };
 
 /* Run one input; returns 0, or -1 for an input an engine must not keep. */

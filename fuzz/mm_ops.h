@@ -49,6 +49,9 @@ enum mmf_code {
 	MMF_NOPS
 };
 
+/* fuzz_mm's config bits (fuzz_mm.c names them). */
+#define MM_CONFIG_NO_ZERO_PAGE 0x1
+
 /* mmap's kind and place, as the program names them. */
 enum mmf_kind { MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_PRIVATE_FILE, MMF_SHARED_FILE };
 enum mmf_place { MMF_FIXED, MMF_NOREPLACE, MMF_HINT };

@@ -69,6 +69,19 @@ expect 1 '--- the program up to the step that differs' "$V" conform --selftest-f
 expect 1 "conform: corpus/fuzz_mm/advice_cycle.txt: operation 0 differs" \
 	"$V" conform --selftest-flip-wf --keep-going "$T/one.txt" corpus/fuzz_mm/advice_cycle.txt
 
+# the zero page: the model follows this kernel (the probe), whichever it is;
+# told the other way, a read of fresh anonymous memory differs in Rss
+printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\ntouch p0 @0x10:2 read\n' >"$T/read.txt"
+expect 0 "^conform: $T/read.txt: 2 operations agree" "$V" conform "$T/read.txt"
+if grep -q 'note: this kernel allocates a page on a read fault' "$T/out"; then
+	wrong=yes want='@0x10-0x14 rw-p ac -- -- rss 0k anon 0k .*@0x10-0x14 rw-p ac -- -- rss 8k anon 8k'
+else
+	wrong=no want='@0x10-0x14 rw-p ac -- -- rss 8k anon 8k .*@0x10-0x14 rw-p ac -- -- rss 0k anon 0k'
+fi
+expect 1 'operation 1 differs: touch p0 @0x10:2 read' "$V" conform --model-zero-page $wrong "$T/read.txt"
+grep -qE "^  ! $want\$" "$T/out" && ok || { bad "--model-zero-page $wrong: not the Rss difference"; cat "$T/out"; }
+expect 2 '--model-zero-page takes yes or no' "$V" conform --model-zero-page maybe "$T/read.txt"
+
 # a program that is not fuzz_mm's anonymous memory is skipped, status 0
 printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private_file f1 fixed\n' >"$T/file.txt"
 expect 0 'skipped: operation 0 .*file mappings' "$V" conform "$T/file.txt"

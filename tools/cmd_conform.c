@@ -46,8 +46,8 @@ struct opts {
 	bool verbose, keep_going;
 	bool flip_wf;	   /* --selftest-flip-wf: a deliberately wrong model view */
 	bool flip_child;   /* --selftest-flip-child-wf: the same, of a forked child only */
-	bool read_faults;  /* --compare-read-faults: run them even without a zero page */
-	bool no_zero_page; /* the probe: this kernel allocates on anonymous read faults */
+	int model_zero;	   /* --model-zero-page yes|no (1|0), else -1: as the probe says */
+	bool no_zero_page; /* the model forbids the zero page (mm_forbids_zeropage) */
 };
 
 enum outcome { AGREE, DIFFER, SKIPPED, FAILED };
@@ -55,9 +55,7 @@ enum outcome { AGREE, DIFFER, SKIPPED, FAILED };
 /* Why the call (resolved, not yet run) cannot run for real, or NULL. */
 static const char *skip_reason(void *model, const struct mm_call *c, const struct opts *o)
 {
-	if (o->no_zero_page && !o->read_faults && conform_reads_fresh_anon(model, c))
-		return "a read fault on private anonymous memory: this kernel allocates a page "
-		       "there instead of mapping the zero page as the model does";
+	(void)o;
 	if (conform_hint_refused(model, c))
 		return "the model will not place this hint mapping at its hint; the kernel's own "
 		       "placement differs";
@@ -290,6 +288,7 @@ static enum outcome run_prog(const struct prog_desc *d, struct prog *p, const ch
 		fprintf(stderr, "vmafuzz conform: %s: %s\n", name, err);
 		return FAILED;
 	}
+	as_model_forbid_zeropage(sd.model, o->no_zero_page);
 	sd.live = as_live.open(err, sizeof(err));
 	if (!sd.live) {
 		fprintf(stderr, "vmafuzz conform: %s: %s\n", name, err);
@@ -563,7 +562,7 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *v)
 
 int cmd_conform(int argc, char **argv)
 {
-	struct opts o = {false, false, false, false, false, false};
+	struct opts o = {false, false, false, false, -1, false};
 	uint64_t nrandom = 0, seed = 1, nops = 20;
 	bool random = false;
 	char **files = argv + 1;
@@ -580,8 +579,11 @@ int cmd_conform(int argc, char **argv)
 			o.flip_wf = true;
 		} else if (!strcmp(a, "--selftest-flip-child-wf")) {
 			o.flip_child = true;
-		} else if (!strcmp(a, "--compare-read-faults")) {
-			o.read_faults = true;
+		} else if (!strcmp(a, "--model-zero-page")) {
+			if (i + 1 >= argc ||
+			    (strcmp(argv[i + 1], "yes") && strcmp(argv[i + 1], "no")))
+				return cmd_usage_error("conform", "%s takes yes or no", a);
+			o.model_zero = !strcmp(argv[++i], "yes");
 		} else if (!strcmp(a, "--random") || !strcmp(a, "--seed") || !strcmp(a, "--ops")) {
 			uint64_t v;
 			uint64_t max = !strcmp(a, "--ops") ? PROG_MAX_OPS : UINT64_MAX;
@@ -616,16 +618,19 @@ int cmd_conform(int argc, char **argv)
 	zero = probe_zero_page();
 	if (zero < 0)
 		return 2;
-	o.no_zero_page = !zero;
-	if (o.no_zero_page)
+	o.no_zero_page = o.model_zero >= 0 ? !o.model_zero : !zero;
+	if (!zero)
 		fprintf(stderr,
 			"vmafuzz conform: note: this kernel allocates a page on a read fault of "
-			"private anonymous memory where the model maps the zero page%s; programs "
-			"that do it are skipped%s\n",
+			"private anonymous memory instead of mapping the zero page%s; the model "
+			"does the same (mm_forbids_zeropage)%s\n",
 			cmdline_has("pvm_no_zero_page=1") ? " (booted with pvm_no_zero_page=1)"
 							  : "",
-			o.read_faults ? " (not with --compare-read-faults: they differ)"
-				      : " (--compare-read-faults runs them)");
+			o.model_zero == 1 ? ", not with --model-zero-page yes" : "");
+	else if (o.model_zero == 0)
+		fprintf(stderr, "vmafuzz conform: note: this kernel maps the zero page on a read "
+				"fault of private anonymous memory; the model does not "
+				"(--model-zero-page no)\n");
 	return random ? run_random(nrandom, seed, (unsigned)nops, &o)
 		      : run_files(nfiles, files, &o);
 }

@@ -3,7 +3,6 @@
 #include "conform_model.h"
 #include "as_model.h"
 #include "conform_ops.h"
-#include "mm/fault.h"
 #include "mm/page.h"
 #include "mm/vma.h"
 
@@ -18,26 +17,6 @@ void conform_model_resolve(void *model, const struct prog_desc *d, const struct 
 		as_model.resolve(model, c);
 		as_model.put(model, c);
 	}
-}
-
-bool conform_reads_fresh_anon(void *model, const struct mm_call *c)
-{
-	struct mm *mm = ((struct mmf_state *)model)->mm[0];
-	uint64_t start = c->start & ~(PAGE_SIZE - 1), len = c->len;
-
-	if (!mm || c->code != MMF_OP_TOUCH || c->a.access == 1)
-		return false;
-	if (len > (MM_TOUCH_MAX_PAGES << PAGE_SHIFT))
-		len = MM_TOUCH_MAX_PAGES << PAGE_SHIFT;
-	for (uint64_t a = start; a < c->start + len && a >= start; a += PAGE_SIZE) {
-		struct vma *v = mm_vma_at(mm, a);
-
-		if (!v || !(v->flags & VM_ACCESS_FLAGS))
-			return false; /* the touch stops here */
-		if (!v->file && !(v->flags & VM_SHARED) && !mm_pte(mm, a))
-			return true;
-	}
-	return false;
 }
 
 bool conform_hint_refused(void *model, const struct mm_call *c)

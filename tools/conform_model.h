@@ -19,10 +19,6 @@
 /* The operation's call, its range resolved on the model (not yet run). */
 void conform_model_resolve(void *model, const struct prog_desc *d, const struct prog_op *op,
 			   struct mm_call *c);
-/* The resolved call is a read touch that faults a fresh page of private
- * anonymous memory, where the model maps the zero page (as the kernel does
- * unless told not to). */
-bool conform_reads_fresh_anon(void *model, const struct mm_call *c);
 /* The resolved call is a hint mapping the model will not place at its hint
  * (get_unmapped_area takes a free hint inside the window, else searches
  * top-down; the kernel's own placement differs). */

@@ -56,7 +56,8 @@ const char *conform_op_refuses(const struct prog_desc *d, const struct prog_op *
 const char *conform_prog_refuses(const struct prog_desc *d, const struct prog *p, char *buf,
 				 size_t len)
 {
-	if (p->config) {
+	/* no_zero_page is the kernel's to say (conform and repro follow it) */
+	if (p->config & ~MM_CONFIG_NO_ZERO_PAGE) {
 		snprintf(buf, len, "config bits %#x have no real counterpart", p->config);
 		return buf;
 	}

@@ -98,7 +98,7 @@ static const struct command commands[] = {
      "--script prints the gnuplot script instead of running gnuplot.",
      cmd_plot},
     {"conform",
-     "conform [-v] [--keep-going] [--compare-read-faults] FILE...\n"
+     "conform [-v] [--keep-going] [--model-zero-page yes|no] FILE...\n"
      "       vmafuzz conform [-v] [--keep-going] --random N [--seed S] [--ops K]",
      "Run fuzz_mm programs (text or bytes) in the model and, for real, in a child\n"
      "process of this machine's kernel, and compare after every operation: the\n"
@@ -113,9 +113,9 @@ static const struct command commands[] = {
      "go on with the other files or programs). --random N: N generated programs of\n"
      "K operations (default 20) from seed S (default 1); a differing one is printed\n"
      "as a program to save as a seed. -v: every operation and both views.\n"
-     "A kernel that maps no zero page on a read fault of private anonymous memory\n"
-     "(probed first) allocates a page there: programs doing that are skipped (random\n"
-     "ones draw another operation); --compare-read-faults runs them anyway.",
+     "Whether this kernel maps the zero page on a read fault of private anonymous\n"
+     "memory or allocates a page there is probed first, and the model does the same\n"
+     "(--model-zero-page yes|no: the model maps it or not, whatever the probe says).",
      cmd_conform},
     {"corpus", "corpus merge|min [--afl] [--tmin] [--build DIR] TARGET DIR [MORE...]",
      "merge: add to DIR the inputs of MORE... that add coverage (libFuzzer -merge=1).\n"

@@ -10,13 +10,17 @@
 #include <errno.h>
 
 /* Whether the fault needs an anon_vma that @v lacks (it must then retry
- * under the mmap lock, as vmf_anon_prepare makes the per-VMA path do). */
+ * under the mmap lock, as vmf_anon_prepare makes the per-VMA path do): a
+ * private write that finds no writable entry, and a read of a missing
+ * anonymous page where the mm forbids the zero page. */
 static bool needs_anon_vma(const struct vma *v, uint64_t addr, bool write)
 {
 	uintptr_t pte = mm_pte(v->mm, addr);
 
-	if (v->anon_vma || !write || (v->flags & VM_SHARED))
+	if (v->anon_vma || (v->flags & VM_SHARED))
 		return false;
+	if (!write) /* a page of its own instead of the zero page */
+		return !pte && !v->file && v->mm->forbids_zeropage;
 	return !pte || !pte_write(pte);
 }
 

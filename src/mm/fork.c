@@ -269,6 +269,7 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 	/* the new process's user, as mm_alloc gives it; one sysctl for both */
 	child->users = 1;
 	child->max_map_count = parent->max_map_count;
+	child->forbids_zeropage = parent->forbids_zeropage;
 	mmap_write_lock(&parent->lock);
 	if (o->check)
 		mm_snapshot_take(parent, &before);
@@ -292,6 +293,7 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 		if (other) {
 			other->users = 1;
 			other->max_map_count = parent->max_map_count;
+			other->forbids_zeropage = parent->forbids_zeropage;
 		}
 
 		if (other && !build_child(parent, other,

@@ -205,7 +205,8 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	/* A private write may need the anon_vma: prepare it first, since that
 	 * takes locks (scheduling points); from here on nothing yields, so the
 	 * entry read below cannot change under us. */
-	if (write && !shared) {
+	if ((write && !shared) ||
+	    (!write && !shared && !v->file && mm->forbids_zeropage && !mm_pte(mm, addr))) {
 		err = anon_vma_prepare(v);
 		if (err)
 			return err;
@@ -228,7 +229,11 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		}
 		/* copy-on-write, unless the anonymous page is ours alone */
 		if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
-			*slot |= 1;
+			*slot |= 1; /* wp_page_reuse: writable and dirty */
+			if (!old->dirty)
+				page_map_changes++;
+			old->dirty = true;
+			mm_note_change(mm, addr, addr + PAGE_SIZE);
 			return 0;
 		}
 		p = anon_page(v, addr);
@@ -241,14 +246,16 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	if (v->uffd && (v->flags & VM_UFFD_MISSING))
 		return -EAGAIN; /* the userfaultfd handler would supply the page */
 	if (!v->file) {
-		if (!write) {
+		if (!write && !mm->forbids_zeropage) {
 			pte_set(mm, slot, addr, &zero_page, false);
 			return 0;
 		}
+		/* do_anonymous_page: a page of its own, writable and dirty where
+		 * the VMA is writable (a read fault on a forbidding mm too) */
 		p = anon_page(v, addr);
 		if (!p)
 			return -ENOMEM;
-		pte_set(mm, slot, addr, p, true);
+		pte_set(mm, slot, addr, p, write || (v->flags & VM_WRITE));
 		return 0;
 	}
 	if (!write && !(v->flags & (VM_UFFD_WP | VM_UFFD_MINOR))) {

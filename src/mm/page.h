@@ -7,7 +7,8 @@
  * first fault in their range (so a fault, like fork's copy, can fail with
  * -ENOMEM) and freed with the mm. An entry is a page pointer with the write
  * bit in bit 0; the zero page is mapped read-only for read faults on
- * anonymous private memory and is not resident.
+ * anonymous private memory and is not resident (an mm that forbids it gets
+ * a page of its own there, clean where the VMA is not writable).
  *
  * Invariants (page family): a page's map count equals the entries mapping
  * it; its reference count equals its map count, plus one while it is in a

@@ -11,7 +11,9 @@
  * 13", "1..N" (a step, and a fork's child, are a test each), "ok N ..." or
  * "not ok N ...", diagnostics as "# " lines, the steps after a difference
  * skipped; exit 0 pass, 1 fail, 4 skip (KSFT_SKIP: the window is not free,
- * no THP switch, or a read fault the kernel does not map the zero page for).
+ * or no THP switch). Where the model's views differ between a kernel that
+ * maps the zero page on anonymous read faults and one that does not, a
+ * probe (one page read) picks which.
  */
 #include "repro.h"
 
@@ -231,14 +233,11 @@ static int repro_zero_page(void)
 
 int main(void)
 {
+	const struct repro_step *steps = repro_steps[0];
 	unsigned ntests = repro_nsteps, failed_at = repro_nsteps;
 	struct utsname u;
-	int e, fresh_read = 0;
+	int e;
 
-	for (unsigned i = 0; i < repro_nsteps; i++) {
-		ntests += repro_steps[i].call.code == KSYS_FORK;
-		fresh_read |= repro_steps[i].fresh_read;
-	}
 	if (repro_tap)
 		printf("TAP version 13\n");
 	repro_say("vmafuzz repro of %s: %u steps, on Linux %s", repro_name, repro_nsteps,
@@ -247,13 +246,23 @@ int main(void)
 		return repro_skip("prctl(PR_SET_THP_DISABLE): %s", strerror(e));
 	if ((e = ksys_window_free(repro_lo, repro_hi)))
 		return repro_skip("the address window is not free here (%s)", strerror(e));
-	if (fresh_read && repro_zero_page() != 1)
-		return repro_skip("%s", "this kernel allocates a page on a read fault of private "
-					"anonymous memory where the model maps the zero page");
+	if (repro_steps[0] != repro_steps[1]) {
+		int zero = repro_zero_page();
+
+		if (zero < 0)
+			return repro_skip("%s", "could not tell whether this kernel maps the zero "
+						"page on a read fault of private anonymous memory");
+		steps = repro_steps[!zero];
+		repro_say("this kernel %s on a read fault of private anonymous memory: the "
+			  "model's views for that",
+			  zero ? "maps the zero page" : "allocates a page (no zero page)");
+	}
+	for (unsigned i = 0; i < repro_nsteps; i++)
+		ntests += steps[i].call.code == KSYS_FORK;
 	if (repro_tap)
 		printf("1..%u\n", ntests);
 	for (unsigned i = 0; i < repro_nsteps && failed_at == repro_nsteps; i++) {
-		const struct repro_step *s = &repro_steps[i];
+		const struct repro_step *s = &steps[i];
 		bool ok, child_ok;
 
 		if (s->call.code == KSYS_FORK) {
@@ -270,9 +279,9 @@ int main(void)
 			failed_at = i;
 	}
 	for (unsigned i = failed_at + 1; repro_tap && i < repro_nsteps; i++) {
-		for (int k = 0; k <= (repro_steps[i].call.code == KSYS_FORK); k++) {
+		for (int k = 0; k <= (steps[i].call.code == KSYS_FORK); k++) {
 			printf("ok %u step %u%s: %s # SKIP an earlier step differed\n",
-			       ++repro_test, i, k ? " (the child)" : "", repro_steps[i].op);
+			       ++repro_test, i, k ? " (the child)" : "", steps[i].op);
 			repro_skipped++;
 		}
 	}

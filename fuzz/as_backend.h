@@ -32,12 +32,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* One VMA as two backends compare it (smaps' view). */
+/* One VMA as two backends compare it (smaps' view). The figures after
+ * rss and anon are filled by backends that have pages, when asked for
+ * usage: pages where smaps counts whole pages, kB (rounded down, as smaps
+ * prints them) for the proportional ones. */
 struct as_vma {
 	uint64_t start, end;
 	uint64_t flags;	    /* the kernel's VM_* bits the backend can show */
 	uint64_t pgoff;	    /* in pages */
 	uint64_t rss, anon; /* resident and anonymous pages */
+	bool file;	    /* file-backed (shmem too): smaps shows its offset */
+	uint64_t pss_kb, pss_dirty_kb;
+	uint64_t shared_clean, shared_dirty, private_clean, private_dirty; /* pages */
 };
 
 /* The VM_* bits an as_vma carries (the kernel's values). */
@@ -45,10 +51,16 @@ struct as_vma {
 #define AS_VM_WRITE 0x2ull
 #define AS_VM_EXEC 0x4ull
 #define AS_VM_SHARED 0x8ull
+#define AS_VM_MAYREAD 0x10ull
+#define AS_VM_MAYWRITE 0x20ull
+#define AS_VM_MAYEXEC 0x40ull
 #define AS_VM_MAYSHARE 0x80ull
+#define AS_VM_UFFD_MISSING 0x200ull
+#define AS_VM_UFFD_WP 0x1000ull
 #define AS_VM_DONTCOPY 0x20000ull
 #define AS_VM_ACCOUNT 0x100000ull
 #define AS_VM_WIPEONFORK 0x2000000ull
+#define AS_VM_UFFD_MINOR (1ull << 41)
 
 struct as_backend {
 	const char *name;

@@ -561,13 +561,29 @@ static int as_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage
 	for (struct vma *v = mm_find_vma(mm, lo); v && v->start < hi && n < max;
 	     v = mm_find_vma(mm, v->end)) {
 		struct vma_usage u = {0, 0};
+		struct rollup_stats st = {0};
 
 		if (mt_is_zero(v))
 			break;
-		if (usage)
+		if (usage) {
 			vma_usage(mm, v, &u);
-		out[n++] =
-		    (struct as_vma){v->start, v->end, v->flags, v->pgoff, u.rss, u.anonymous};
+			smaps_gather(v, v->start, &st);
+		}
+		out[n++] = (struct as_vma){
+		    .start = v->start,
+		    .end = v->end,
+		    .flags = v->flags,
+		    .pgoff = v->pgoff,
+		    .rss = u.rss,
+		    .anon = u.anonymous,
+		    .file = v->file != NULL,
+		    .pss_kb = st.pss >> (PSS_SHIFT + 10),
+		    .pss_dirty_kb = st.pss_dirty >> (PSS_SHIFT + 10),
+		    .shared_clean = st.shared_clean >> PAGE_SHIFT,
+		    .shared_dirty = st.shared_dirty >> PAGE_SHIFT,
+		    .private_clean = st.private_clean >> PAGE_SHIFT,
+		    .private_dirty = st.private_dirty >> PAGE_SHIFT,
+		};
 	}
 	return (int)n;
 }

@@ -136,7 +136,7 @@ static void compare_views(struct pair *x, const struct mm_call *c)
 	fprintf(stderr, "--- VMAs of p%u after %s ---\n", c->a.proc, mmf_ops[c->code].name);
 	if (np >= 0 && ns >= 0)
 		as_print_views(stderr, P->name, x->pv, (unsigned)np, S->name, x->sv, (unsigned)ns,
-			       PAIR_FLAGS, MMF_WINDOW_LO);
+			       PAIR_FLAGS, MMF_WINDOW_LO, 0);
 	check_fail(CK_AS_BACKENDS_DIFFER,
 		   "%s and %s hold different VMAs after %s [%#" PRIx64 ", +%#" PRIx64 ")", P->name,
 		   S->name, mmf_ops[c->code].name, c->start, c->len);

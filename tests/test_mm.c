@@ -634,9 +634,17 @@ static bool test_userfaultfd(void)
 	ASSERT_EQ(mm->map_count, 3);
 	v = mm_vma_at(mm, A(0x12));
 	ASSERT(v->uffd == a && (v->flags & VM_UFFD_MISSING));
-	/* another context: busy; a hole: invalid */
+	/* another context: busy; nothing mapped: invalid; a minor fault needs
+	 * a page cache; a hole beside a VMA is fine (userfaultfd_register) */
 	ASSERT_EQ(uffd_register(b, A(0x12), P(1), UFFD_MODE_WP), -EBUSY);
-	ASSERT_EQ(uffd_register(b, A(0x17), P(2), UFFD_MODE_WP), -EINVAL);
+	ASSERT_EQ(uffd_register(b, A(0x18), P(2), UFFD_MODE_WP), -EINVAL);
+	ASSERT_EQ(uffd_register(b, A(0x17), P(2), UFFD_MODE_MINOR), -EINVAL);
+	ASSERT_EQ(uffd_unregister(b, A(0x18), P(2)), -EINVAL);
+	ASSERT_EQ(uffd_unregister(b, A(0x11), P(2)), -EINVAL); /* a's VMA there */
+	ASSERT_EQ(uffd_register(b, A(0x17), P(2), UFFD_MODE_WP), 0);
+	ASSERT(mm_vma_at(mm, A(0x17))->uffd == b);
+	ASSERT_EQ(uffd_unregister(b, A(0x16), P(4)), 0);
+	ASSERT(mm_vma_at(mm, A(0x17))->uffd == NULL);
 	/* a missing fault waits for the handler */
 	ASSERT_EQ(mm_touch(mm, A(0x12), P(1), true), -EAGAIN);
 	ASSERT(mm_validate(mm));

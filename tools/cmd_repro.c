@@ -76,7 +76,14 @@ static bool model_view(void *model, unsigned proc, struct kvma **out, unsigned *
 					  .end = v[i].end,
 					  .flags = v[i].flags & KVM_COMPARED,
 					  .rss = v[i].rss,
-					  .anon = v[i].anon};
+					  .anon = v[i].anon,
+					  .pgoff = v[i].pgoff,
+					  .pss_kb = v[i].pss_kb,
+					  .pss_dirty_kb = v[i].pss_dirty_kb,
+					  .shared_clean = v[i].shared_clean,
+					  .shared_dirty = v[i].shared_dirty,
+					  .private_clean = v[i].private_clean,
+					  .private_dirty = v[i].private_dirty};
 	*n = (unsigned)m;
 	return true;
 }
@@ -93,7 +100,7 @@ static int record(const struct prog_desc *d, const struct prog *p, const struct 
 	void *model;
 	int status = 0;
 
-	if (conform_prog_refuses(d, p, why, sizeof(why))) {
+	if (conform_prog_refuses(d, p, true, why, sizeof(why))) {
 		fprintf(stderr, "vmafuzz repro: %s: %s\n", o->file, why);
 		return 2;
 	}

@@ -28,33 +28,43 @@ const char *conform_op_text(const struct prog_desc *d, const struct prog_op *op,
 	return buf;
 }
 
-const char *conform_op_refuses(const struct prog_desc *d, const struct prog_op *op)
+const char *conform_op_refuses(const struct prog_desc *d, const struct prog_op *op, bool repro)
 {
 	struct mm_call c;
 
 	conform_op_call(d, op, &c);
-	switch (c.code) {
-	case MMF_OP_MMAP:
-	case MMF_OP_MUNMAP:
-	case MMF_OP_MPROTECT:
-	case MMF_OP_MADVISE:
-	case MMF_OP_TOUCH:
-	case MMF_OP_FORK:
-		break;
-	default:
-		return "only mmap, munmap, mprotect, madvise, touch and fork run for real";
+	if (c.code >= MMF_NOPS)
+		return "not one of fuzz_mm's operations";
+	if (repro) {
+		/* a reproducer runs one process, anonymous memory only */
+		switch (c.code) {
+		case MMF_OP_MMAP:
+			if (c.a.kind != MMF_PRIVATE_ANON && c.a.kind != MMF_SHARED_ANON)
+				return "file mappings do not run in a reproducer (anonymous memory "
+				       "only)";
+			break;
+		case MMF_OP_MUNMAP:
+		case MMF_OP_MPROTECT:
+		case MMF_OP_MADVISE:
+		case MMF_OP_TOUCH:
+		case MMF_OP_FORK:
+			break;
+		default:
+			return "only mmap, munmap, mprotect, madvise, touch and fork run in a "
+			       "reproducer";
+		}
+		if (c.a.proc % MMF_MAX_PROCS)
+			return "only process p0 runs in a reproducer";
 	}
 	if (op->fiber)
 		return "only thread t0 runs for real";
-	if (c.a.proc % MMF_MAX_PROCS)
-		return "only process p0 runs for real";
 	if (op->fail_at)
 		return "fail_at (allocation failure) has no real counterpart";
 	return as_live.refuses(NULL, &c);
 }
 
-const char *conform_prog_refuses(const struct prog_desc *d, const struct prog *p, char *buf,
-				 size_t len)
+const char *conform_prog_refuses(const struct prog_desc *d, const struct prog *p, bool repro,
+				 char *buf, size_t len)
 {
 	/* no_zero_page is the kernel's to say (conform and repro follow it) */
 	if (p->config & ~MM_CONFIG_NO_ZERO_PAGE) {
@@ -62,7 +72,7 @@ const char *conform_prog_refuses(const struct prog_desc *d, const struct prog *p
 		return buf;
 	}
 	for (unsigned i = 0; i < p->nops; i++) {
-		const char *why = conform_op_refuses(d, &p->ops[i]);
+		const char *why = conform_op_refuses(d, &p->ops[i], repro);
 
 		if (why) {
 			char text[160];
@@ -90,8 +100,12 @@ void conform_kcall(const struct mm_call *c, struct kcall *k)
 	k->len = c->len;
 	if (c->code == MMF_OP_MMAP || c->code == MMF_OP_MPROTECT)
 		k->prot = mmf_prot(c->a.prot);
-	if (c->code == MMF_OP_MMAP)
+	if (c->code == MMF_OP_MMAP) {
 		k->flags = mmf_mmap_flags(&c->a);
+		/* a model file's offset: the page's place in the window (as_model.c) */
+		if (!(k->flags & MAP_ANONYMOUS))
+			k->offset = (c->start - MMF_WINDOW_LO) & ~(KSYS_PAGE - 1);
+	}
 	if (c->code == MMF_OP_MADVISE)
 		k->advice = mmf_advice(c->a.advice);
 	if (c->code == MMF_OP_TOUCH) {

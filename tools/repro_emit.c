@@ -46,10 +46,20 @@ static void put_vm_flags(FILE *out, uint64_t flags)
 	static const struct {
 		uint64_t bit;
 		const char *name;
-	} names[] = {{KVM_READ, "KVM_READ"},	     {KVM_WRITE, "KVM_WRITE"},
-		     {KVM_EXEC, "KVM_EXEC"},	     {KVM_MAYSHARE, "KVM_MAYSHARE"},
-		     {KVM_DONTCOPY, "KVM_DONTCOPY"}, {KVM_WIPEONFORK, "KVM_WIPEONFORK"},
-		     {KVM_ACCOUNT, "KVM_ACCOUNT"}};
+	} names[] = {{KVM_READ, "KVM_READ"},
+		     {KVM_WRITE, "KVM_WRITE"},
+		     {KVM_EXEC, "KVM_EXEC"},
+		     {KVM_SHARED, "KVM_SHARED"},
+		     {KVM_MAYREAD, "KVM_MAYREAD"},
+		     {KVM_MAYWRITE, "KVM_MAYWRITE"},
+		     {KVM_MAYEXEC, "KVM_MAYEXEC"},
+		     {KVM_MAYSHARE, "KVM_MAYSHARE"},
+		     {KVM_UFFD_MISSING, "KVM_UFFD_MISSING"},
+		     {KVM_UFFD_WP, "KVM_UFFD_WP"},
+		     {KVM_DONTCOPY, "KVM_DONTCOPY"},
+		     {KVM_ACCOUNT, "KVM_ACCOUNT"},
+		     {KVM_WIPEONFORK, "KVM_WIPEONFORK"},
+		     {KVM_UFFD_MINOR, "KVM_UFFD_MINOR"}};
 	bool any = false;
 
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -63,16 +73,24 @@ static void put_vm_flags(FILE *out, uint64_t flags)
 
 static void put_vmas(FILE *out, const char *name, const struct kvma *v, unsigned n)
 {
-	char buf[128];
+	char buf[192];
 
 	if (!n)
 		return;
 	fprintf(out, "static const struct kvma %s[] = {\n", name);
 	for (unsigned i = 0; i < n; i++) {
 		fprintf(out, "\t/* %s */\n", ksys_vma_str(&v[i], CONFORM_LO, buf, sizeof(buf)));
+		fprintf(out, "\t/*   %s */\n", ksys_vma_more(&v[i], buf, sizeof(buf)));
 		fprintf(out, "\t{0x%" PRIx64 "ull, 0x%" PRIx64 "ull, ", v[i].start, v[i].end);
 		put_vm_flags(out, v[i].flags & KVM_COMPARED);
-		fprintf(out, ", %" PRIu64 ", %" PRIu64 "},\n", v[i].rss, v[i].anon);
+		/* rss, anon, pgoff, pss_kb, pss_dirty_kb, shared and private
+		 * clean and dirty */
+		fprintf(out,
+			", %" PRIu64 ", %" PRIu64 ", 0x%" PRIx64 ", %" PRIu64 ", %" PRIu64
+			", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "},\n",
+			v[i].rss, v[i].anon, v[i].pgoff, v[i].pss_kb, v[i].pss_dirty_kb,
+			v[i].shared_clean, v[i].shared_dirty, v[i].private_clean,
+			v[i].private_dirty);
 	}
 	fputs("};\n", out);
 }
@@ -208,8 +226,9 @@ bool repro_emit(FILE *out, const struct repro_rec *const steps[2], unsigned n, c
 		" * the fuzz_mm program below, run on this machine's kernel. After each\n"
 		" * step it checks that /proc/self/smaps shows, in the window from\n"
 		" * 0x%" PRIx64 ", what vmafuzz's model of mm showed (start, end, rwx and\n"
-		" * p/s, VmFlags ac dc wf, Rss, Anonymous) and that the call returned what\n"
-		" * the model's did; a fork's child checks its own smaps.\n *\n"
+		" * p/s, the offset, VmFlags, Rss, Anonymous, Pss, Pss_Dirty and\n"
+		" * Shared/Private Clean/Dirty) and that the call returned what the\n"
+		" * model's did; a fork's child checks its own smaps.\n *\n"
 		" *   cc -o repro this.c && ./repro\n *\n",
 		tap ? " --kselftest" : "", name, (uint64_t)CONFORM_LO);
 	if (tap)

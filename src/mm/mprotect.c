@@ -40,6 +40,7 @@ int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 	for (at = start; at < end;) {
 		uint64_t flags, stop;
 		struct vma *res;
+		bool changed;
 
 		v = mm_vma_at(mm, at);
 		if (!v) {
@@ -55,11 +56,15 @@ int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 			 !v->anon_vma)
 			flags &= ~VM_ACCOUNT;
 		stop = v->end < end ? v->end : end;
+		changed = flags != v->flags;
 		err = vma_modify(v, at, stop, flags, v->uffd, &res);
 		if (err)
 			break;
+		/* change_protection, when the flags change (mprotect_fixup) */
 		if (!(flags & VM_WRITE))
 			pte_wrprotect_range(mm, at, stop);
+		else if (changed && (flags & VM_SHARED))
+			pte_mkwrite_shared_range(mm, at, stop, flags & VM_UFFD_WP);
 		at = stop;
 	}
 out:

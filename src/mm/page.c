@@ -71,15 +71,24 @@ static void page_put(struct page *p)
 /* Map @p at the slot (which is empty). */
 uint64_t page_map_changes;
 
-static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p, bool write)
+/* The page's own dirty flag (folio_mark_dirty): every mapping's figures. */
+static void page_mark_dirty(struct page *p)
 {
-	*slot = (uintptr_t)p | (write ? 1 : 0);
+	if (p->dirty)
+		return;
+	page_map_changes++;
+	p->dirty = true;
+}
+
+/* Map @p at the slot (which is empty): writable, dirty. */
+static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p, bool write,
+		    bool dirty)
+{
+	*slot = (uintptr_t)p | (write ? PTE_WRITE : 0) | (dirty ? PTE_DIRTY : 0);
 	mm->fault_changes++;
 	mm_note_change(mm, addr, addr + PAGE_SIZE);
 	if (p == &zero_page)
 		return;
-	if (write)
-		p->dirty = true;
 	page_map_changes++;
 	p->mapcount++;
 	p->refcount++;
@@ -93,6 +102,9 @@ static void pte_clear(struct mm *mm, uintptr_t *slot, uint64_t addr)
 {
 	struct page *p = pte_page(*slot);
 
+	/* zap_present_ptes: a file page unmapped dirty stays dirty */
+	if (pte_dirty(*slot) && p != &zero_page && !p->anon_vma)
+		page_mark_dirty(p);
 	*slot = 0;
 	mm->fault_changes++;
 	mm_note_change(mm, addr, addr + PAGE_SIZE);
@@ -154,6 +166,14 @@ static struct page *anon_page(struct vma *v, uint64_t addr)
 	return p;
 }
 
+/* A file page mapped by a read fault (vm_page_prot): writable in a shared
+ * writable mapping, as shmem wants no write notification unless uffd-wp
+ * does; read-only in a private one. */
+static bool file_pte_writable(const struct vma *v)
+{
+	return (v->flags & (VM_SHARED | VM_WRITE | VM_UFFD_WP)) == (VM_SHARED | VM_WRITE);
+}
+
 /*
  * do_fault_around: a read fault on a file VMA first maps the pages of the
  * file already in its cache around @addr (filemap_map_pages), read-only:
@@ -187,8 +207,45 @@ static int fault_around(struct vma *v, uint64_t addr)
 		if (!slot)
 			return err;
 		if (!*slot)
-			pte_set(v->mm, slot, a, p, false);
+			pte_set(v->mm, slot, a, p, file_pte_writable(v), false);
 	}
+	return 0;
+}
+
+/* A fault on a present entry: only a write does something. */
+static int fault_present(struct vma *v, uintptr_t *slot, uint64_t addr, bool write)
+{
+	struct mm *mm = v->mm;
+	struct page *old = pte_page(*slot), *p;
+
+	if (!write)
+		return 0;
+	if (pte_write(*slot)) {
+		/* no fault: the hardware sets the entry's dirty bit */
+		if (!pte_dirty(*slot)) {
+			*slot |= PTE_DIRTY;
+			mm_note_change(mm, addr, addr + PAGE_SIZE);
+		}
+		return 0;
+	}
+	if (v->flags & VM_SHARED) {
+		/* wp_page_shared: writable and dirty in place, the page too */
+		*slot |= PTE_WRITE | PTE_DIRTY;
+		page_mark_dirty(old);
+		mm_note_change(mm, addr, addr + PAGE_SIZE);
+		return 0;
+	}
+	/* copy-on-write, unless the anonymous page is ours alone */
+	if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
+		*slot |= PTE_WRITE | PTE_DIRTY; /* wp_page_reuse */
+		mm_note_change(mm, addr, addr + PAGE_SIZE);
+		return 0;
+	}
+	p = anon_page(v, addr);
+	if (!p)
+		return -ENOMEM;
+	pte_clear(mm, slot, addr);
+	pte_set(mm, slot, addr, p, true, true);
 	return 0;
 }
 
@@ -214,40 +271,13 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	slot = pte_slot(mm, addr, true, &err);
 	if (!slot)
 		return err;
-	if (*slot) {
-		struct page *old = pte_page(*slot);
-
-		if (!write || pte_write(*slot))
-			return 0;
-		if (shared) {
-			*slot |= 1; /* a shared page becomes writable in place */
-			if (!old->dirty)
-				page_map_changes++; /* other mappings' figures change too */
-			old->dirty = true;
-			mm_note_change(mm, addr, addr + PAGE_SIZE);
-			return 0;
-		}
-		/* copy-on-write, unless the anonymous page is ours alone */
-		if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
-			*slot |= 1; /* wp_page_reuse: writable and dirty */
-			if (!old->dirty)
-				page_map_changes++;
-			old->dirty = true;
-			mm_note_change(mm, addr, addr + PAGE_SIZE);
-			return 0;
-		}
-		p = anon_page(v, addr);
-		if (!p)
-			return -ENOMEM;
-		pte_clear(mm, slot, addr);
-		pte_set(mm, slot, addr, p, true);
-		return 0;
-	}
-	if (v->uffd && (v->flags & VM_UFFD_MISSING))
-		return -EAGAIN; /* the userfaultfd handler would supply the page */
+	if (*slot)
+		return fault_present(v, slot, addr, write);
 	if (!v->file) {
+		if (v->uffd && (v->flags & VM_UFFD_MISSING))
+			return -EAGAIN; /* the userfaultfd handler would supply the page */
 		if (!write && !mm->forbids_zeropage) {
-			pte_set(mm, slot, addr, &zero_page, false);
+			pte_set(mm, slot, addr, &zero_page, false, false);
 			return 0;
 		}
 		/* do_anonymous_page: a page of its own, writable and dirty where
@@ -255,7 +285,8 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		p = anon_page(v, addr);
 		if (!p)
 			return -ENOMEM;
-		pte_set(mm, slot, addr, p, write || (v->flags & VM_WRITE));
+		pte_set(mm, slot, addr, p, write || (v->flags & VM_WRITE),
+			write || (v->flags & VM_WRITE));
 		return 0;
 	}
 	if (!write && !(v->flags & (VM_UFFD_WP | VM_UFFD_MINOR))) {
@@ -263,6 +294,12 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		if (err)
 			return err;
 	}
+	/* shmem_get_folio_gfp: a page in the cache is a minor fault, one not
+	 * there a missing one, each left to a handler registered for it */
+	if (v->uffd &&
+	    (v->flags &
+	     (mt_load(&v->file->cache, linear_index(v, addr)) ? VM_UFFD_MINOR : VM_UFFD_MISSING)))
+		return -EAGAIN;
 	p = cache_page(v->file, linear_index(v, addr), &err);
 	if (!p)
 		return err;
@@ -271,8 +308,10 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		p = anon_page(v, addr);
 		if (!p)
 			return -ENOMEM;
+	} else if (write) {
+		page_mark_dirty(p); /* do_shared_fault: fault_dirty_shared_page */
 	}
-	pte_set(mm, slot, addr, p, write);
+	pte_set(mm, slot, addr, p, write || file_pte_writable(v), write);
 	return 0;
 }
 
@@ -322,12 +361,27 @@ static void wrprotect_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *a
 	(void)mm;
 	(void)addr;
 	(void)arg;
-	*slot &= ~(uintptr_t)1;
+	*slot &= ~PTE_WRITE;
 }
 
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end)
 {
 	for_each_pte(mm, start, end, wrprotect_one, NULL);
+}
+
+static void mkwrite_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	bool only_dirty = *(bool *)arg;
+
+	(void)mm;
+	(void)addr;
+	if (pte_page(*slot) != &zero_page && (!only_dirty || pte_dirty(*slot)))
+		*slot |= PTE_WRITE;
+}
+
+void pte_mkwrite_shared_range(struct mm *mm, uint64_t start, uint64_t end, bool only_dirty)
+{
+	for_each_pte(mm, start, end, mkwrite_one, &only_dirty);
 }
 
 struct copy_ctx {
@@ -339,7 +393,7 @@ static void copy_one(struct mm *src_mm, uintptr_t *slot, uint64_t addr, void *ar
 {
 	struct copy_ctx *cc = arg;
 	struct page *p = pte_page(*slot);
-	bool write = pte_write(*slot);
+	bool write = pte_write(*slot), dirty = pte_dirty(*slot);
 	uintptr_t *dslot;
 
 	if (cc->err)
@@ -349,19 +403,23 @@ static void copy_one(struct mm *src_mm, uintptr_t *slot, uint64_t addr, void *ar
 		return;
 	if (p != &zero_page && p->anon_vma && !(cc->dst->flags & VM_SHARED)) {
 		/* copy-on-write: both sides read-only until the next write */
-		*slot &= ~(uintptr_t)1;
+		*slot &= ~PTE_WRITE;
 		write = false;
 	}
+	if (cc->dst->flags & VM_SHARED)
+		dirty = false; /* copy_present_pte: clean in the child */
 	(void)src_mm;
-	pte_set(cc->dst->mm, dslot, addr, p, write);
+	pte_set(cc->dst->mm, dslot, addr, p, write, dirty);
 }
 
 int copy_ptes(struct vma *dst, struct vma *src)
 {
 	struct copy_ctx cc = {dst, 0};
 
-	/* vma_needs_copy: without an anon_vma the child faults pages in again */
-	if (!src->anon_vma)
+	/* vma_needs_copy: without an anon_vma the child faults pages in again,
+	 * unless its VMA is uffd-wp, whose entries carry the protection (found
+	 * by vmafuzz conform: a shared file VMA registered in wp mode) */
+	if (!src->anon_vma && !(dst->flags & VM_UFFD_WP))
 		return 0;
 	for_each_pte(src->mm, src->start, src->end, copy_one, &cc);
 	return cc.err;

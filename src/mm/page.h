@@ -6,7 +6,13 @@
  * vpn >> PT_SHIFT -> struct pgtable of PT_ENTRIES entries, allocated on the
  * first fault in their range (so a fault, like fork's copy, can fail with
  * -ENOMEM) and freed with the mm. An entry is a page pointer with the write
- * bit in bit 0; the zero page is mapped read-only for read faults on
+ * bit in bit 0 and the dirty bit in bit 1 (the hardware's, set by a write
+ * through it): smaps counts a page dirty when its entry or the page itself
+ * is; dirtiness passes from an entry to a file page when the entry is
+ * unmapped (zap), and a shared write fault marks the page itself. A read
+ * fault on a shared writable mapping maps the page writable and clean, as
+ * shmem needs no write notification (unless uffd-wp does). The zero page
+ * is mapped read-only for read faults on
  * anonymous private memory and is not resident (an mm that forbids it gets
  * a page of its own there, clean where the VMA is not writable).
  *
@@ -32,7 +38,8 @@ struct page {
 	struct anon_vma *anon_vma; /* anonymous: the anon_vma it was faulted in */
 	struct file *file;	   /* page cache: the file holding it */
 	uint64_t index;		   /* page offset in the anon_vma's or file's space */
-	bool dirty;		   /* written through some mapping (smaps' Dirty) */
+	bool dirty;		   /* the folio's dirty flag: a shared write fault set it,
+				    * or an unmapped dirty entry passed it on */
 	unsigned id;
 	unsigned scan_gen; /* validation scratch: the walk that counted it */
 	int scan_maps;
@@ -49,14 +56,29 @@ extern struct page zero_page;
  * compare figures only across reads during which none happened). */
 extern uint64_t page_map_changes;
 
+/* An entry's bits besides the page pointer (pages are 16-byte aligned). */
+#define PTE_WRITE ((uintptr_t)1)
+#define PTE_DIRTY ((uintptr_t)2) /* written through this entry (pte_dirty) */
+
 static inline struct page *pte_page(uintptr_t pte)
 {
-	return (struct page *)(pte & ~(uintptr_t)1);
+	return (struct page *)(pte & ~(PTE_WRITE | PTE_DIRTY));
 }
 
 static inline bool pte_write(uintptr_t pte)
 {
-	return pte & 1;
+	return pte & PTE_WRITE;
+}
+
+static inline bool pte_dirty(uintptr_t pte)
+{
+	return pte & PTE_DIRTY;
+}
+
+/* smaps' Dirty: the entry's dirty bit or the page's (folio) dirty flag. */
+static inline bool pte_page_dirty(uintptr_t pte)
+{
+	return pte_dirty(pte) || pte_page(pte)->dirty;
 }
 
 /* Page tables are mostly empty: checks skip them a block at a time. */
@@ -89,6 +111,10 @@ int fault_page(struct vma *v, uint64_t addr, bool write);
 void zap_range(struct vma *v, uint64_t start, uint64_t end);
 /* Make the entries of [start, end) read-only (mprotect removing write). */
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end);
+/* mprotect making a shared mapping writable: its entries become writable
+ * (change_protection with the new vm_page_prot), only the dirty ones when
+ * uffd-wp wants write notification (can_change_pte_writable). */
+void pte_mkwrite_shared_range(struct mm *mm, uint64_t start, uint64_t end, bool only_dirty);
 /* Visit the present entries of [start, end) (only existing tables are read). */
 void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
 		  void (*fn)(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg), void *arg);

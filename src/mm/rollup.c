@@ -51,6 +51,7 @@ static void account_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 {
 	struct rollup_stats *s = arg;
 	struct page *p = pte_page(*slot);
+	bool dirty = pte_page_dirty(*slot);
 	uint64_t pss;
 
 	(void)mm;
@@ -63,20 +64,18 @@ static void account_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 		s->anonymous += PAGE_SIZE;
 	pss = (PAGE_SIZE << PSS_SHIFT) / (uint64_t)(p->mapcount > 1 ? p->mapcount : 1);
 	s->pss += pss;
-	if (p->dirty)
+	if (dirty)
 		s->pss_dirty += pss;
 	if (p->anon_vma)
 		s->pss_anon += pss;
-	else if (p->file && p->file->shmem)
+	else /* every model file is a tmpfs file (file.h) */
 		s->pss_shmem += pss;
-	else
-		s->pss_file += pss;
 	if (p->mapcount > 1) {
-		if (p->dirty)
+		if (dirty)
 			s->shared_dirty += PAGE_SIZE;
 		else
 			s->shared_clean += PAGE_SIZE;
-	} else if (p->dirty) {
+	} else if (dirty) {
 		s->private_dirty += PAGE_SIZE;
 	} else {
 		s->private_clean += PAGE_SIZE;

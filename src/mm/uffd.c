@@ -79,18 +79,18 @@ static uint64_t mode_flags(unsigned modes)
 	       (modes & UFFD_MODE_MINOR ? VM_UFFD_MINOR : 0);
 }
 
-/* Which VMAs may be registered: anonymous private or shmem. */
+/* Which VMAs may be registered (vma_can_userfault): anonymous or shmem in
+ * every mode but minor, which needs a page cache: shmem only. Every model
+ * file is a tmpfs file (file.h), as the memfds vmafuzz conform maps. */
 static bool vma_can_userfault(const struct vma *v, unsigned modes)
 {
-	if (v->file && !v->file->shmem)
-		return false;
-	/* minor faults need a page cache */
-	return !(modes & UFFD_MODE_MINOR) || (v->file && v->file->shmem);
+	return !(modes & UFFD_MODE_MINOR) || v->file;
 }
 
 /*
- * Set (ctx, flags) on every VMA of [start, end), merging and splitting as
- * vma_modify does. The range has been checked to have no hole.
+ * Set (ctx, flags) on every VMA of [start, end) (holes between them are
+ * passed over), merging and splitting as vma_modify does; with @only, on
+ * that context's VMAs alone.
  */
 static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint64_t clear,
 		 struct uffd_ctx *ctx, struct uffd_ctx *only)
@@ -105,7 +105,10 @@ static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint
 		if (v->start > at)
 			at = v->start;
 		stop = v->end < end ? v->end : end;
-		if (!only || v->uffd == only) {
+		/* userfaultfd_register_range: nothing to do where this context
+		 * holds the VMA in every mode asked for already (more stay) */
+		if ((!only || v->uffd == only) &&
+		    !(ctx && v->uffd == ctx && (v->flags & set) == set)) {
 			err = vma_modify(v, at, stop, (v->flags & ~clear) | set, ctx, &res);
 			if (err)
 				return err;
@@ -123,23 +126,25 @@ int uffd_register(struct uffd_ctx *ctx, uint64_t start, uint64_t len, unsigned m
 
 	if (!modes || (modes & ~7u) || (start | len) & ~PAGE_MASK || !len || end < start)
 		return -EINVAL;
+	if (mm->dead)
+		return -ENOMEM; /* mmget_not_zero fails: the process has exited */
 	mmap_write_lock(&mm->lock);
-	/* the whole range must be mapped by VMAs that can take it */
-	for (at = start; at < end;) {
-		struct vma *v = mm_vma_at(mm, at);
+	/* userfaultfd_register: some VMA in the range (holes are fine), and
+	 * every one there able to take it, none another context's */
+	err = mm_find_vma(mm, start) && mm_find_vma(mm, start)->start < end ? 0 : -EINVAL;
+	for (at = start; !err && at < end;) {
+		struct vma *v = mm_find_vma(mm, at);
 
-		if (!v || !vma_can_userfault(v, modes)) {
+		if (!v || v->start >= end)
+			break;
+		if (!vma_can_userfault(v, modes))
 			err = -EINVAL;
-			goto out;
-		}
-		if (v->uffd && v->uffd != ctx) {
+		else if (v->uffd && v->uffd != ctx)
 			err = -EBUSY;
-			goto out;
-		}
 		at = v->end;
 	}
-	err = apply(mm, start, end, mode_flags(modes), VM_UFFD_FLAGS, ctx, NULL);
-out:
+	if (!err)
+		err = apply(mm, start, end, mode_flags(modes), VM_UFFD_FLAGS, ctx, NULL);
 	mmap_write_unlock(&mm->lock);
 	return err;
 }
@@ -151,8 +156,24 @@ int uffd_unregister(struct uffd_ctx *ctx, uint64_t start, uint64_t len)
 
 	if ((start | len) & ~PAGE_MASK || !len || start + len < start)
 		return -EINVAL;
+	if (mm->dead)
+		return -ENOMEM; /* mmget_not_zero fails: the process has exited */
 	mmap_write_lock(&mm->lock);
-	err = apply(mm, start, start + len, 0, VM_UFFD_FLAGS, NULL, ctx);
+	/* userfaultfd_unregister: some VMA in the range, or -EINVAL; and none
+	 * another context's ("userfaultfd: prevent unregistering VMAs through
+	 * a different userfaultfd", 2025; found by vmafuzz conform on 6.18) */
+	err = mm_find_vma(mm, start) && mm_find_vma(mm, start)->start < start + len ? 0 : -EINVAL;
+	for (uint64_t at = start; !err && at < start + len;) {
+		struct vma *v = mm_find_vma(mm, at);
+
+		if (!v || v->start >= start + len)
+			break;
+		if (v->uffd && v->uffd != ctx)
+			err = -EINVAL;
+		at = v->end;
+	}
+	if (!err)
+		err = apply(mm, start, start + len, 0, VM_UFFD_FLAGS, NULL, ctx);
 	mmap_write_unlock(&mm->lock);
 	return err;
 }

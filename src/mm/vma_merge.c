@@ -101,27 +101,42 @@ int vma_split(struct vma *v, uint64_t addr, bool new_below)
 	return vma_split_unlimited(v, addr, new_below);
 }
 
-/* is_mergeable_anon_vma: equal, or one side has none and @v's chain is single. */
-static bool anon_mergeable(const struct anon_vma *a, const struct anon_vma *b, const struct vma *v)
+/* A VMA whose anon_vma chain holds more than its own anon_vma: a forked
+ * child's, still sharing its parent's pages (vma_had_uncowed_parents). */
+static bool uncowed(const struct vma *v)
+{
+	return v && v->anon_vma && v->chain && v->chain->vma_next;
+}
+
+/*
+ * is_mergeable_anon_vma (as since Linux 6.16, "fix incorrectly disallowed
+ * anonymous VMA merges"): the same anon_vma; or the range has one and the
+ * neighbour @n none, which will take the range's, unless the range's VMA
+ * has uncowed parents; or @n has one and the range none, which will use
+ * @n's, unless @n has uncowed parents. vmafuzz conform found the last case
+ * (a new mapping next to a forked child's VMA) merging in the model.
+ */
+static bool anon_mergeable(const struct vma *n, const struct merge_range *m)
 {
 #ifdef VMAFUZZ_BUG_merge_anon_mismatch
 	/* the first version of the reuse on fork (2019) let VMAs with
 	 * different anon_vmas merge */
-	(void)a;
-	(void)b;
-	(void)v;
+	(void)n;
+	(void)m;
 	return true;
 #endif
-	if ((!a || !b) && (!v || !v->chain || !v->chain->vma_next))
-		return true;
-	return a == b;
+	if (!n->anon_vma && m->anon_vma)
+		return !uncowed(m->vma);
+	if (n->anon_vma && !m->anon_vma)
+		return !uncowed(n);
+	return n->anon_vma == m->anon_vma;
 }
 
 /* What a range would become: the properties a neighbour must share. */
 static bool same_kind(const struct vma *n, const struct merge_range *m)
 {
 	return !((n->flags ^ m->flags) & ~VM_SOFTDIRTY) && n->file == m->file &&
-	       n->uffd == m->uffd && anon_mergeable(n->anon_vma, m->anon_vma, m->vma);
+	       n->uffd == m->uffd && anon_mergeable(n, m);
 }
 
 static bool can_merge_after(const struct vma *prev, const struct merge_range *m)

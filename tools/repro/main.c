@@ -2,8 +2,9 @@
 /*
  * The driver of a C reproducer (repro.h): run each step on this kernel and
  * check that /proc/self/smaps shows, in the window, what the model showed
- * after it: start, end, rwx and p/s, VmFlags ac, dc and wf, Rss and
- * Anonymous, and that the call returned what the model's did. A fork's
+ * after it: start, end, rwx and p/s, the offset, the VmFlags the model has
+ * a meaning for, Rss, Anonymous, Pss, Pss_Dirty, Shared/Private
+ * Clean/Dirty, and that the call returned what the model's did. A fork's
  * child checks its own smaps, then exits.
  *
  * Plain output: one line per step; on the first difference both views side
@@ -77,7 +78,7 @@ static bool repro_same(const struct kvma *a, unsigned na, const struct kvma *b, 
 static void repro_views(const struct kvma *a, unsigned na, const struct kvma *b, unsigned nb)
 {
 	unsigned i = 0, j = 0;
-	char s[128], t[128];
+	char s[192], t[192];
 
 	repro_say("  VMAs from 0x%" PRIx64 " (@0x0; @ counts pages):", repro_lo);
 	repro_say("    %-50s %s", "model", "kernel");
@@ -90,9 +91,14 @@ static void repro_views(const struct kvma *a, unsigned na, const struct kvma *b,
 			else
 				x = NULL;
 		}
-		repro_say("  %c %-50s %s", x && y && ksys_vma_same(x, y) ? ' ' : '!',
+		bool same = x && y && ksys_vma_same(x, y);
+
+		repro_say("  %c %-50s %s", same ? ' ' : '!',
 			  x ? ksys_vma_str(x, repro_lo, s, sizeof(s)) : "",
 			  y ? ksys_vma_str(y, repro_lo, t, sizeof(t)) : "");
+		if (x && y && !same)
+			repro_say("      %-48s %s", ksys_vma_more(x, s, sizeof(s)),
+				  ksys_vma_more(y, t, sizeof(t)));
 		i += x != NULL;
 		j += y != NULL;
 	}
@@ -107,7 +113,7 @@ static int repro_check_vmas(const char *what, const struct repro_step *s, const 
 {
 	static struct kvma got[REPRO_MAX_VMAS];
 	char err[256];
-	int n = ksys_vmas(0, repro_lo, repro_hi, got, REPRO_MAX_VMAS, err, sizeof(err));
+	int n = ksys_vmas(0, repro_lo, repro_hi, got, REPRO_MAX_VMAS, NULL, err, sizeof(err));
 
 	if (n < 0) {
 		repro_say("%s: %s", what, err);
@@ -225,7 +231,7 @@ static int repro_zero_page(void)
 		return -1;
 	c.code = KSYS_TOUCH;
 	if (ksys_call(&c) == 0 &&
-	    (n = ksys_vmas(0, repro_lo, repro_hi, v, 4, err, sizeof(err))) == 1)
+	    (n = ksys_vmas(0, repro_lo, repro_hi, v, 4, NULL, err, sizeof(err))) == 1)
 		res = v[0].rss == 0;
 	munmap((void *)(uintptr_t)repro_lo, KSYS_PAGE);
 	return res;

@@ -90,8 +90,13 @@ static void reasons_add(struct reasons *r, const char *why)
 	if (i == r->used) {
 		if (r->used == 16)
 			i = 15; /* the rest go with the last */
-		else
-			snprintf(r->text[r->used++], sizeof(r->text[0]), "%s", s);
+		else {
+			size_t n =
+			    strlen(s) < sizeof(r->text[0]) - 1 ? strlen(s) : sizeof(r->text[0]) - 1;
+
+			memcpy(r->text[r->used], s, n);
+			r->text[r->used++][n] = 0;
+		}
 	}
 	r->n[i]++;
 }

@@ -19,7 +19,7 @@
 #define KSYS_PAGE ((uint64_t)4096)
 
 /* What a call does. KSYS_FORK, and KSYS_EXIT of the process it made, are
- * for the caller to run (conform holds a grandchild still, a reproducer's
+ * for the caller to run (conform's real processes serve on, a reproducer's
  * child checks itself): ksys_call answers them -ENOSYS. */
 enum ksys_code {
 	KSYS_MMAP,

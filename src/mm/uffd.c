@@ -90,7 +90,9 @@ static bool vma_can_userfault(const struct vma *v, unsigned modes)
 
 /*
  * Set (ctx, flags) on every VMA of [start, end), merging and splitting as
- * vma_modify does. The range has been checked to have no hole.
+ * vma_modify does, but for VMAs of @ctx that have every flag of @set already
+ * (they keep the modes they have, as the kernel's). The range has been
+ * checked to have no hole.
  */
 static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint64_t clear,
 		 struct uffd_ctx *ctx, struct uffd_ctx *only)
@@ -105,6 +107,12 @@ static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint
 		if (v->start > at)
 			at = v->start;
 		stop = v->end < end ? v->end : end;
+		/* registering again in modes it already has changes nothing, nor
+		 * splits (userfaultfd_register_range's "nothing to do") */
+		if (ctx && v->uffd == ctx && (v->flags & set) == set) {
+			at = stop;
+			continue;
+		}
 		if (!only || v->uffd == only) {
 			err = vma_modify(v, at, stop, (v->flags & ~clear) | set, ctx, &res);
 			if (err)

@@ -25,6 +25,7 @@
 #include "mm/usage.h"
 #include "mm/validate.h"
 #include "mm/vma.h"
+#include "runtime/alloc.h"
 #include "runtime/check.h"
 #include "runtime/mem_check.h"
 #include "runtime/sync.h"
@@ -95,12 +96,21 @@ static void fork_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm_
 	if (c->result)
 		return;
 	for (unsigned i = 0; i < fu.n; i++) {
-		unsigned k = free_fd(s, p);
+		/* the parent's fd table, unless it exited meanwhile (the slot
+		 * may be another process's now) */
+		unsigned k = s->mm[p] == mm ? free_fd(s, p) : MMF_FDS;
+		struct alloc_fail_pause pause;
 
-		if (k < MMF_FDS)
+		if (k < MMF_FDS) {
 			s->fd[p][k] = fu.ctx[i];
-		else
-			uffd_put(fu.ctx[i]);
+			continue;
+		}
+		/* no fd for it: the monitor closes it, after the fork (a close
+		 * cannot fail, and an allocation failing in it is not the
+		 * fork's) */
+		alloc_fail_pause(&pause);
+		uffd_put(fu.ctx[i]);
+		alloc_fail_resume(&pause);
 	}
 	/* another thread may have taken the slot while we forked */
 	for (slot = 0; slot < MMF_MAX_PROCS && s->mm[slot]; slot++)
@@ -276,9 +286,11 @@ static void uffd_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm_
 		if (!x)
 			return;
 		k = free_fd(s, p); /* other threads may have taken slots meanwhile */
-		if (k == MMF_FDS) {
+		if (k == MMF_FDS || s->mm[p] != mm) {
+			/* no room, or the process exited meanwhile (its slot may be
+			 * another process's now) */
 			uffd_put(x);
-			c->result = -EMFILE;
+			c->result = s->mm[p] != mm ? -ESRCH : -EMFILE;
 			return;
 		}
 		s->fd[p][k] = x;

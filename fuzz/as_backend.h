@@ -38,6 +38,10 @@ struct as_vma {
 	uint64_t flags;	    /* the kernel's VM_* bits the backend can show */
 	uint64_t pgoff;	    /* in pages */
 	uint64_t rss, anon; /* resident and anonymous pages */
+	/* The userfaultfd context it is registered with, as the backend names
+	 * contexts (equal names, one context), or 0: none, or the backend
+	 * cannot tell (its modes are in flags) */
+	uint32_t uffd;
 };
 
 /* The VM_* bits an as_vma carries (the kernel's values). */
@@ -49,6 +53,9 @@ struct as_vma {
 #define AS_VM_DONTCOPY 0x20000ull
 #define AS_VM_ACCOUNT 0x100000ull
 #define AS_VM_WIPEONFORK 0x2000000ull
+#define AS_VM_UFFD_MISSING 0x200ull
+#define AS_VM_UFFD_WP 0x1000ull
+#define AS_VM_UFFD_MINOR (1ull << 41)
 
 struct as_backend {
 	const char *name;
@@ -74,6 +81,13 @@ struct as_backend {
 	 * Resident counts only with @usage (they cost a page-table walk). */
 	int (*vmas)(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage,
 		    struct as_vma *out, unsigned max, char *err, size_t errlen);
+	/* Process @proc's pages present in [lo, hi), in address order, each
+	 * with what it holds (page data, mm_ops.h): @fn(@arg, address, value)
+	 * for each. 0, or -1 (message in @err) when they cannot be read. NULL:
+	 * the backend has no pages to show. */
+	int (*pages)(void *as, unsigned proc, uint64_t lo, uint64_t hi,
+		     void (*fn)(void *arg, uint64_t addr, uint64_t value), void *arg, char *err,
+		     size_t errlen);
 	/* Every invariant the backend knows (reports through check_fail). */
 	void (*check)(void *as);
 	/* The state as text, for a failure report. */

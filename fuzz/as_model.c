@@ -18,6 +18,7 @@
 #include "mm/mm.h"
 #include "mm/mmap.h"
 #include "mm/mprotect.h"
+#include "mm/page.h"
 #include "mm/rollup.h"
 #include "mm/types.h"
 #include "mm/uffd.h"
@@ -35,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+_Static_assert(MMF_TOUCH_PAGES == MM_TOUCH_MAX_PAGES, "a touch reaches as many pages everywhere");
 
 struct mm *mmf_get(struct mmf_state *s, unsigned p)
 {
@@ -134,6 +137,7 @@ static int model_init(struct mmf_state *s)
 	for (unsigned i = 0; i < MMF_FILES; i++) {
 		s->files[i] = file_create(i, false);
 		MODEL_ASSERT(s->files[i] != NULL);
+		s->files[i]->data = MMF_FILE_DATA(i);
 	}
 	return 0;
 }
@@ -383,7 +387,7 @@ static void model_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm
 		c->result = mm_madvise(mm, c->start, c->len, mmf_advice(c->a.advice));
 		break;
 	case MMF_OP_TOUCH:
-		c->result = mm_touch(mm, c->start, c->len, c->a.access == 1);
+		c->result = mm_access(mm, c->start, c->len, c->a.access == 1, c->value, c->seen);
 		break;
 	case MMF_OP_UFFD_CREATE:
 	case MMF_OP_UFFD_REGISTER:
@@ -570,10 +574,44 @@ static int as_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage
 			break;
 		if (usage)
 			vma_usage(mm, v, &u);
-		out[n++] =
-		    (struct as_vma){v->start, v->end, v->flags, v->pgoff, u.rss, u.anonymous};
+		out[n++] = (struct as_vma){v->start,
+					   v->end,
+					   v->flags,
+					   v->pgoff,
+					   u.rss,
+					   u.anonymous,
+					   v->uffd ? v->uffd->id : 0};
 	}
 	return (int)n;
+}
+
+struct pages_walk {
+	void (*fn)(void *arg, uint64_t addr, uint64_t value);
+	void *arg;
+};
+
+static void page_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	struct pages_walk *w = arg;
+
+	(void)mm;
+	w->fn(w->arg, addr, pte_page(*slot)->val);
+}
+
+static int as_pages(void *as, unsigned proc, uint64_t lo, uint64_t hi,
+		    void (*fn)(void *arg, uint64_t addr, uint64_t value), void *arg, char *err,
+		    size_t errlen)
+{
+	struct mmf_state *s = as;
+	struct mm *mm = s->mm[proc % MMF_MAX_PROCS];
+	struct pages_walk w = {fn, arg};
+
+	if (!mm) {
+		snprintf(err, errlen, "the model has no process p%u", proc);
+		return -1;
+	}
+	for_each_pte(mm, lo, hi, page_one, &w);
+	return 0;
 }
 
 static void as_check(void *as)
@@ -604,6 +642,7 @@ const struct as_backend as_model = {
     .put = as_put,
     .refuses = as_refuses,
     .vmas = as_vmas,
+    .pages = as_pages,
     .check = as_check,
     .dump = as_dump,
 };

@@ -221,8 +221,8 @@ static int kv_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage
 	}
 	n = kvma_vmas(s->mm, lo, hi, s->v, max < MAXV ? max : MAXV);
 	for (int i = 0; i < n; i++)
-		out[i] =
-		    (struct as_vma){s->v[i].start, s->v[i].end, s->v[i].flags, s->v[i].pgoff, 0, 0};
+		out[i] = (struct as_vma){
+		    s->v[i].start, s->v[i].end, s->v[i].flags, s->v[i].pgoff, 0, 0, 0};
 	return n;
 }
 

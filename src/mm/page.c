@@ -133,7 +133,8 @@ static struct page *cache_page(struct file *f, uint64_t index, int *err)
 	}
 	p->file = f;
 	p->index = index;
-	p->refcount = 1; /* the cache's reference */
+	p->val = f->data ? f->data + index : 0; /* read in from the file */
+	p->refcount = 1;			/* the cache's reference */
 	*err = mt_store_range(&f->cache, index, index, p);
 	if (*err) {
 		model_free(AK_PAGE, p);
@@ -142,14 +143,16 @@ static struct page *cache_page(struct file *f, uint64_t index, int *err)
 	return p;
 }
 
-/* A new anonymous page for @v at @addr (the anon_vma exists). */
-static struct page *anon_page(struct vma *v, uint64_t addr)
+/* A new anonymous page for @v at @addr (the anon_vma exists), holding what
+ * @from holds (copy-on-write), or zeros. */
+static struct page *anon_page(struct vma *v, uint64_t addr, const struct page *from)
 {
 	struct page *p = page_alloc();
 
 	if (p) {
 		p->anon_vma = v->anon_vma;
 		p->index = linear_index(v, addr);
+		p->val = from ? from->val : 0;
 	}
 	return p;
 }
@@ -231,7 +234,7 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 			*slot |= 1;
 			return 0;
 		}
-		p = anon_page(v, addr);
+		p = anon_page(v, addr, old);
 		if (!p)
 			return -ENOMEM;
 		pte_clear(mm, slot, addr);
@@ -245,7 +248,7 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 			pte_set(mm, slot, addr, &zero_page, false);
 			return 0;
 		}
-		p = anon_page(v, addr);
+		p = anon_page(v, addr, NULL);
 		if (!p)
 			return -ENOMEM;
 		pte_set(mm, slot, addr, p, true);
@@ -261,12 +264,26 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		return err;
 	if (write && !shared) {
 		/* a private write to a file page: copy it */
-		p = anon_page(v, addr);
+		p = anon_page(v, addr, p);
 		if (!p)
 			return -ENOMEM;
 	}
 	pte_set(mm, slot, addr, p, write);
 	return 0;
+}
+
+bool page_access(struct mm *mm, uint64_t addr, bool write, uint64_t *val)
+{
+	uintptr_t pte = mm_pte(mm, addr);
+	struct page *p = pte_page(pte);
+
+	if (!pte || (write && !pte_write(pte)))
+		return false;
+	if (!write)
+		*val = p->val;
+	else if (p != &zero_page) /* never mapped writable: it stays zero */
+		p->val = *val;
+	return true;
 }
 
 /*

@@ -32,6 +32,11 @@ struct page {
 	struct file *file;	   /* page cache: the file holding it */
 	uint64_t index;		   /* page offset in the anon_vma's or file's space */
 	bool dirty;		   /* written through some mapping (smaps' Dirty) */
+	/* What the page holds: one 64-bit value standing for its bytes. A
+	 * write (mm_access) stores it, a read returns it, copy-on-write copies
+	 * it; a new anonymous page and the zero page hold 0, a page cache page
+	 * its file's data when first read in (file.h). */
+	uint64_t val;
 	unsigned id;
 	unsigned scan_gen; /* validation scratch: the walk that counted it */
 	int scan_maps;
@@ -84,6 +89,10 @@ uintptr_t mm_pte(struct mm *mm, uint64_t addr);
 /* Fault one page of @v at @addr (mmap or VMA lock held). 0, -EFAULT (no
  * access), -ENOMEM, or -EAGAIN when userfaultfd would handle it. */
 int fault_page(struct vma *v, uint64_t addr, bool write);
+/* The access that follows a successful fault of @addr (its page present, and
+ * writable for a write): a write stores *@val in the page, a read sets *@val
+ * to what the page holds. False when no page is there to access. */
+bool page_access(struct mm *mm, uint64_t addr, bool write, uint64_t *val);
 /* Unmap and release the pages of [start, end) of @v (zap_page_range). */
 void zap_range(struct vma *v, uint64_t start, uint64_t end);
 /* Make the entries of [start, end) read-only (mprotect removing write). */

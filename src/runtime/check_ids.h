@@ -95,6 +95,12 @@
 	X(MM_FAILED_CALL_RESULT, "a call failed by injection returns -ENOMEM (madvise: -EAGAIN)")  \
 	X(MM_FAILED_CALL_CHANGED,                                                                  \
 	  "a call failed by injection changes no mapping but what the kernel leaves changed")      \
+	/* the expectation: what the calls asked (fuzz/as_expect.c) */                             \
+	X(MM_EXPECTED_STATE,                                                                       \
+	  "each page is mapped with the permissions, sharing, fork flags and offset asked")        \
+	X(MM_EXPECTED_UFFD,                                                                        \
+	  "each page is registered with the userfaultfd context and modes asked")                  \
+	X(MM_EXPECTED_DATA, "each page holds and reads what the writes, forks and files give it")  \
 	/* the kernel's VMA code (kernel/kvma_mm.c) */                                             \
 	X(KVMA_BUG, "mm/vma.c's own checks hold (validate_mm, VM_WARN_ON, BUG_ON...)")             \
 	X(AS_BACKENDS_DIFFER, "two address-space backends give equal results and hold equal VMAs")

@@ -168,7 +168,7 @@ enum { DONTNEED, DONTFORK, DOFORK, WIPE, KEEP };
 /* The comparison sees a difference of pgoff, range or a compared flag. */
 static bool test_compare_sees(void)
 {
-	struct as_vma a = {AT(0x10), AT(0x14), AS_VM_READ, 0x10, 0, 0}, b = a;
+	struct as_vma a = {AT(0x10), AT(0x14), AS_VM_READ, 0x10, 0, 0, 0}, b = a;
 
 	ASSERT(views_same(&a, 1, &b, 1));
 	b.pgoff++;

@@ -77,7 +77,8 @@ struct as_backend {
 	const char *(*refuses)(void *as, const struct mm_call *c);
 
 	/* Process @proc's VMAs meeting [lo, hi), in address order, at most
-	 * @max: how many, or -1 (message in @err) when they cannot be read.
+	 * @max: how many, or -1 (message in @err, unless @errlen is 0) when
+	 * they cannot be read: with @max 0, whether the process exists.
 	 * Resident counts only with @usage (they cost a page-table walk). */
 	int (*vmas)(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage,
 		    struct as_vma *out, unsigned max, char *err, size_t errlen);

@@ -663,7 +663,7 @@ static bool new_process(struct as_expect *e, const struct as_backend *b, void *a
 
 	for (unsigned s = 0; s < MMF_MAX_PROCS; s++)
 		if (!e->live[s] && !e->alien[s] &&
-		    b->vmas(as, s, 0, 0, false, NULL, 0, err, sizeof(err)) >= 0)
+		    b->vmas(as, s, 0, 0, false, NULL, 0, err, 0) >= 0)
 			found[n++] = s;
 	*q = n;
 	if (n == 1) {

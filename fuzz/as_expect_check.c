@@ -209,8 +209,7 @@ void as_expect_check(struct as_expect *e, const struct as_backend *b, void *as)
 		int n;
 
 		if (!e->live[p]) {
-			if (!e->alien[p] &&
-			    b->vmas(as, p, 0, 0, false, NULL, 0, err, sizeof(err)) >= 0)
+			if (!e->alien[p] && b->vmas(as, p, 0, 0, false, NULL, 0, err, 0) >= 0)
 				check_fail(CK_MM_EXPECTED_STATE,
 					   "p%u exists, but no call made it (or an exit ended it)",
 					   p);

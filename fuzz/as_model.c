@@ -560,14 +560,17 @@ static int as_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage
 {
 	struct mmf_state *s = as;
 	struct mm *mm = s->mm[proc % MMF_MAX_PROCS];
+	struct mt_cursor cur;
+	struct vma *v;
 	unsigned n = 0;
 
 	if (!mm) {
-		snprintf(err, errlen, "the model has no process p%u", proc);
+		if (errlen) /* (a caller asking whether it exists wants no words) */
+			snprintf(err, errlen, "the model has no process p%u", proc);
 		return -1;
 	}
-	for (struct vma *v = mm_find_vma(mm, lo); v && v->start < hi && n < max;
-	     v = mm_find_vma(mm, v->end)) {
+	mt_cursor_init(&cur, &mm->mt, lo);
+	while (n < max && (v = mt_cursor_next(&cur)) && v->start < hi) {
 		struct vma_usage u = {0, 0};
 
 		if (mt_is_zero(v))

@@ -309,9 +309,16 @@ void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
 				    ? (unsigned)((end - base + PAGE_SIZE - 1) >> PAGE_SHIFT)
 				    : PT_ENTRIES;
 
-		for (; i < stop; i++)
+		while (i < stop) {
+			/* most blocks are empty: skip them whole */
+			if (!(i & (PT_BLOCK - 1)) && i + PT_BLOCK <= stop && pt_block_empty(t, i)) {
+				i += PT_BLOCK;
+				continue;
+			}
 			if (t->pte[i])
 				fn(mm, &t->pte[i], base + ((uint64_t)i << PAGE_SHIFT), arg);
+			i++;
+		}
 		first = r.first + 1;
 	}
 }

@@ -157,8 +157,10 @@ static void model_finish(struct mmf_state *s)
 	struct mm *mms[MMF_MAX_PROCS];
 	unsigned n = live_mms(s, mms);
 
+	lock_asserts_off(); /* a check at rest (sync.h) */
 	for (unsigned i = 0; i < n; i++)
 		mm_check_at_rest(mms[i]);
+	lock_asserts_on();
 	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
 		close_fds(s, i);
 	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
@@ -569,6 +571,7 @@ static int as_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage
 			snprintf(err, errlen, "the model has no process p%u", proc);
 		return -1;
 	}
+	lock_asserts_off();
 	mt_cursor_init(&cur, &mm->mt, lo);
 	while (n < max && (v = mt_cursor_next(&cur)) && v->start < hi) {
 		struct vma_usage u = {0, 0};
@@ -585,6 +588,7 @@ static int as_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage
 					   u.anonymous,
 					   v->uffd ? v->uffd->id : 0};
 	}
+	lock_asserts_on();
 	return (int)n;
 }
 
@@ -613,18 +617,27 @@ static int as_pages(void *as, unsigned proc, uint64_t lo, uint64_t hi,
 		snprintf(err, errlen, "the model has no process p%u", proc);
 		return -1;
 	}
+	lock_asserts_off();
 	for_each_pte(mm, lo, hi, page_one, &w);
+	lock_asserts_on();
 	return 0;
 }
 
+/* The checks and views below read the model at rest (or, for a report,
+ * wherever it stopped) and take no lock: the kernel's lock assertions are
+ * off for them (sync.h). */
 static void as_check(void *as)
 {
+	lock_asserts_off();
 	model_check(as);
+	lock_asserts_on();
 }
 
 static void as_dump(FILE *out, void *as)
 {
+	lock_asserts_off();
 	model_dump(out, as);
+	lock_asserts_on();
 }
 
 /* mmap falls back to a VMA of its own when a merge cannot allocate (as

@@ -203,6 +203,7 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	struct page *p;
 	int err;
 
+	vma_assert_locked(&v->lock, &mm->lock); /* assert_fault_locked */
 	if (write ? !(v->flags & VM_WRITE) : !(v->flags & VM_ACCESS_FLAGS))
 		return -EFAULT;
 	/* A private write may need the anon_vma: prepare it first, since that
@@ -331,6 +332,7 @@ static void zap_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
 
 void zap_range(struct vma *v, uint64_t start, uint64_t end)
 {
+	mmap_assert_locked(&v->mm->lock);
 	for_each_pte(v->mm, start, end, zap_one, NULL);
 }
 
@@ -344,6 +346,7 @@ static void wrprotect_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *a
 
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end)
 {
+	mmap_assert_write_locked(&mm->lock); /* mprotect's change_protection */
 	for_each_pte(mm, start, end, wrprotect_one, NULL);
 }
 
@@ -377,6 +380,7 @@ int copy_ptes(struct vma *dst, struct vma *src)
 {
 	struct copy_ctx cc = {dst, 0};
 
+	vma_assert_write_locked(&src->lock, &src->mm->lock); /* copy_page_range */
 	/* vma_needs_copy: without an anon_vma the child faults pages in again */
 	if (!src->anon_vma)
 		return 0;

@@ -97,6 +97,8 @@ static bool vma_can_userfault(const struct vma *v, unsigned modes)
 static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint64_t clear,
 		 struct uffd_ctx *ctx, struct uffd_ctx *only)
 {
+	/* userfaultfd_register_range: "Assumes mmap write lock taken" */
+	mmap_assert_write_locked(&mm->lock);
 	for (uint64_t at = start; at < end;) {
 		struct vma *v = mm_find_vma(mm, at), *res;
 		uint64_t stop;
@@ -198,6 +200,7 @@ static void uffd_release(struct uffd_ctx *ctx)
 			/* close cannot fail: when merging cannot allocate, clear in
 			 * place and leave the neighbours unmerged */
 			vma_start_write(&v->lock, &mm->lock);
+			vma_assert_write_locked(&v->lock, &mm->lock);
 			v->flags &= ~VM_UFFD_FLAGS;
 			v->uffd = NULL;
 		}

@@ -89,6 +89,11 @@ struct as_backend {
 	int (*pages)(void *as, unsigned proc, uint64_t lo, uint64_t hi,
 		     void (*fn)(void *arg, uint64_t addr, uint64_t value), void *arg, char *err,
 		     size_t errlen);
+	/* Counts that change whenever process @proc's VMAs (*@vmas), or the
+	 * pages it maps or the data of any page (*@pages), may have changed
+	 * (the same after nothing did), so that what nothing touched is not
+	 * compared again; NULL: the backend cannot tell, all is compared. */
+	void (*changes)(void *as, unsigned proc, uint64_t *vmas, uint64_t *pages);
 	/* Every invariant the backend knows (reports through check_fail). */
 	void (*check)(void *as);
 	/* The state as text, for a failure report. */

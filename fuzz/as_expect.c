@@ -53,6 +53,35 @@ void as_expect_free(struct as_expect *e)
 	memset(e, 0, sizeof(*e));
 }
 
+/* Changes of a process's expected pages go through these: a check compares
+ * it again (as_expect_check.c). */
+static void map_set(struct as_expect *e, unsigned p, uint64_t first, uint64_t last, void *entry)
+{
+	exp_map_set(&e->map[p], first, last, entry);
+	e->mapgen[p]++;
+}
+
+static void map_edit(struct as_expect *e, unsigned p, uint64_t first, uint64_t last, exp_edit_fn fn,
+		     void *arg)
+{
+	exp_map_edit(&e->st, &e->map[p], first, last, fn, arg);
+	e->mapgen[p]++;
+}
+
+/* ... and those that change only what pages hold, not their mapping. */
+static void map_edit_data(struct as_expect *e, unsigned p, uint64_t first, uint64_t last,
+			  exp_edit_fn fn, void *arg)
+{
+	exp_map_edit(&e->st, &e->map[p], first, last, fn, arg);
+	e->datagen[p]++;
+}
+
+static void map_clear(struct as_expect *e, unsigned p)
+{
+	mtref_free(&e->map[p]);
+	e->mapgen[p]++;
+}
+
 /* ---- which part a call reads and writes ---------------------------------- */
 
 /* The processes whose pages the context in @fd registers. */
@@ -201,10 +230,10 @@ static void unknown(struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi, u
 	if (what & EU_MAP) {
 		struct exp_rec r = {.unknown = EU_MAP | EU_ATTR | EU_UFFD | EU_DATA};
 
-		exp_map_set(&e->map[p], lo, hi - 1, exp_rec_new(&e->st, &r));
+		map_set(e, p, lo, hi - 1, exp_rec_new(&e->st, &r));
 		return;
 	}
-	exp_map_edit(&e->st, &e->map[p], lo, hi - 1, set_unknown, (void *)(uintptr_t)what);
+	map_edit(e, p, lo, hi - 1, set_unknown, (void *)(uintptr_t)what);
 }
 
 /* The record of page @x of @p, or NULL: unmapped. */
@@ -269,7 +298,7 @@ static void mmap_end(struct as_expect *e, const struct mm_call *c, const struct 
 		if (c->a.kind != MMF_PRIVATE_FILE)
 			r.flags |= AS_VM_MAYSHARE;
 	}
-	exp_map_set(&e->map[p], PG(at), PG(at + len) - 1, exp_rec_new(&e->st, &r));
+	map_set(e, p, PG(at), PG(at + len) - 1, exp_rec_new(&e->st, &r));
 }
 
 static void munmap_end(struct as_expect *e, const struct mm_call *c, const struct exp_call *x)
@@ -281,7 +310,7 @@ static void munmap_end(struct as_expect *e, const struct mm_call *c, const struc
 	if (x->conflicted)
 		unknown(e, p, x->lo, x->hi, EU_MAP);
 	else if (x->lo < x->hi)
-		exp_map_set(&e->map[p], x->lo, x->hi - 1, NULL);
+		map_set(e, p, x->lo, x->hi - 1, NULL);
 }
 
 static bool set_prot(struct exp_store *e, struct exp_rec *r, uint64_t first, uint64_t last,
@@ -313,7 +342,7 @@ static void mprotect_end(struct as_expect *e, const struct mm_call *c, const str
 	if (c->result && (fired || e->limited[p]))
 		unknown(e, p, x->lo, hole, EU_ATTR); /* a split failed somewhere */
 	else if (x->lo < hole)
-		exp_map_edit(&e->st, &e->map[p], x->lo, hole - 1, set_prot, prot);
+		map_edit(e, p, x->lo, hole - 1, set_prot, prot);
 	if (hole < x->hi && rec_at(e, p, hole))
 		unknown(e, p, hole, x->hi, EU_ATTR); /* may have gone on */
 }
@@ -395,8 +424,8 @@ static void madvise_end(struct as_expect *e, const struct mm_call *c, const stru
 		return;
 	}
 	if (x->lo < stop)
-		exp_map_edit(&e->st, &e->map[p], x->lo, stop - 1, advise,
-			     (void *)(uintptr_t)advice);
+		(advice == ADV_DONTNEED ? map_edit_data : map_edit)(e, p, x->lo, stop - 1, advise,
+								    (void *)(uintptr_t)advice);
 	if (!sure)
 		unknown(e, p, stop, x->hi, what);
 }
@@ -417,7 +446,7 @@ static bool write_run(struct exp_store *e, struct exp_rec *r, uint64_t first, ui
 	const struct write_arg *w = arg;
 
 	if (r->unknown & EU_MAP) {
-		e->obj_vague = true; /* written through who knows what */
+		exp_obj_vague(e); /* written through who knows what */
 		return false;
 	}
 	if (r->flags & AS_VM_MAYSHARE) {
@@ -454,7 +483,7 @@ static void touch_write_end(struct as_expect *e, const struct mm_call *c, const 
 	uint64_t done = x->hi;
 
 	if (!e->live[p] || x->gen != e->gen[p]) {
-		e->st.obj_vague = true; /* wrote pages no followed process maps */
+		exp_obj_vague(&e->st); /* wrote pages no followed process maps */
 		return;
 	}
 	if (x->conflicted)
@@ -464,7 +493,7 @@ static void touch_write_end(struct as_expect *e, const struct mm_call *c, const 
 	else if (c->result)
 		done = x->lo;
 	if (x->lo < done)
-		exp_map_edit(&e->st, &e->map[p], x->lo, done - 1, write_run, &w);
+		map_edit_data(e, p, x->lo, done - 1, write_run, &w);
 	if (done == x->hi)
 		return;
 	/* from the page it stopped at, not known: written or not? */
@@ -475,7 +504,7 @@ static void touch_write_end(struct as_expect *e, const struct mm_call *c, const 
 			return; /* surely not writable: the write stopped there */
 	}
 	w.known = false;
-	exp_map_edit(&e->st, &e->map[p], done, x->hi - 1, write_run, &w);
+	map_edit_data(e, p, done, x->hi - 1, write_run, &w);
 }
 
 static const char *value_str(uint64_t v, char *buf, size_t len)
@@ -582,7 +611,7 @@ static void reg_apply(struct as_expect *e, uint32_t fd, uint64_t lo, uint64_t hi
 		if (EXP_FD_IS_VAGUE(fd))
 			unknown(e, o, lo, hi, EU_UFFD);
 		else
-			exp_map_edit(&e->st, &e->map[o], lo, hi - 1, reg_run, (void *)g);
+			map_edit(e, o, lo, hi - 1, reg_run, (void *)g);
 	}
 }
 
@@ -746,7 +775,7 @@ static void hand_out(struct as_expect *e, unsigned p, unsigned q, const struct e
 
 	if (!fds) {
 		if (q < MMF_MAX_PROCS)
-			exp_map_edit(&e->st, &e->map[q], WHOLE_LO, WHOLE_HI - 1, drop_ctx, NULL);
+			map_edit(e, q, WHOLE_LO, WHOLE_HI - 1, drop_ctx, NULL);
 		return;
 	}
 	for (unsigned s = 0; s < MMF_FDS; s++)
@@ -770,8 +799,8 @@ static void hand_out(struct as_expect *e, unsigned p, unsigned q, const struct e
 		if (k < MMF_FDS)
 			e->fd[p][k] = fu->new[i];
 		else if (q < MMF_MAX_PROCS) /* closed: its pages unregistered */
-			exp_map_edit(&e->st, &e->map[q], WHOLE_LO, WHOLE_HI - 1, drop_ctx,
-				     (void *)(uintptr_t)fu->new[i]);
+			map_edit(e, q, WHOLE_LO, WHOLE_HI - 1, drop_ctx,
+				 (void *)(uintptr_t)fu->new[i]);
 	}
 }
 
@@ -789,8 +818,7 @@ static void fork_copy(struct as_expect *e, unsigned p, unsigned q, const struct 
 
 		if (child_rec(e, exp_rec(&e->st, pm->v[i].entry), into, &fu, &r) &&
 		    q < MMF_MAX_PROCS)
-			exp_map_set(&e->map[q], pm->v[i].first, pm->v[i].last,
-				    exp_rec_new(&e->st, &r));
+			map_set(e, q, pm->v[i].first, pm->v[i].last, exp_rec_new(&e->st, &r));
 	}
 	if (q < MMF_MAX_PROCS) {
 		for (unsigned i = 0; i < fu.n; i++)
@@ -835,7 +863,7 @@ static void fork_end(struct as_expect *e, const struct as_backend *b, void *as,
 	e->live[q] = true;
 	e->gen[q]++;
 	e->limited[q] = e->limited[p];
-	mtref_free(&e->map[q]);
+	map_clear(e, q);
 	memset(e->fd[q], 0, sizeof(e->fd[q]));
 	fork_copy(e, p, q, x, fds);
 }
@@ -846,7 +874,7 @@ static void exit_begin(struct as_expect *e, unsigned p, struct exp_call *x)
 		return; /* another exit came first: this one finds nothing */
 	memcpy(x->fds, e->fd[p], sizeof(x->fds));
 	memset(e->fd[p], 0, sizeof(e->fd[p]));
-	mtref_free(&e->map[p]);
+	map_clear(e, p);
 	e->live[p] = e->alien[p] = false;
 	e->gen[p]++; /* the slot is free at once: a fork may take it */
 }

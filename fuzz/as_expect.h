@@ -73,6 +73,15 @@ struct as_expect {
 	struct exp_call call[EXP_CALLS];
 	struct as_vma *view; /* scratch for a check */
 	unsigned nview;
+	/* what a process's last comparison saw: nothing changed on either side
+	 * since, it is not compared again (as_expect_check.c) */
+	uint64_t mapgen[MMF_MAX_PROCS];	 /* changes of its expected pages */
+	uint64_t datagen[MMF_MAX_PROCS]; /* ... of what they hold alone */
+	struct exp_compared {
+		bool vmas, data; /* compared; then the counts: */
+		uint64_t mapgen, datagen, objgen;
+		uint64_t vma_changes, page_changes; /* the backend's */
+	} compared[MMF_MAX_PROCS];
 };
 
 /* p0 alive with nothing mapped, as every backend opens. */

@@ -196,6 +196,23 @@ static void data_one(void *arg, uint64_t addr, uint64_t value)
 		   as_expect_value_str(want, must, sizeof(must)));
 }
 
+/* Whether process @p's VMAs and data need comparing: not when nothing
+ * changed on either side since they last were (the backend's counts, the
+ * expectation's). */
+static void what_changed(struct as_expect *e, const struct as_backend *b, void *as, unsigned p,
+			 bool *vmas, bool *data)
+{
+	struct exp_compared *c = &e->compared[p];
+	uint64_t vc = 0, pc = 0;
+
+	if (b->changes)
+		b->changes(as, p, &vc, &pc);
+	*vmas = !b->changes || !c->vmas || vc != c->vma_changes || e->mapgen[p] != c->mapgen;
+	*data = !b->changes || !c->data || pc != c->page_changes || e->mapgen[p] != c->mapgen ||
+		e->datagen[p] != c->datagen || e->st.objgen != c->objgen;
+	*c = (struct exp_compared){true, true, e->mapgen[p], e->datagen[p], e->st.objgen, vc, pc};
+}
+
 void as_expect_check(struct as_expect *e, const struct as_backend *b, void *as)
 {
 	char err[128];
@@ -206,24 +223,29 @@ void as_expect_check(struct as_expect *e, const struct as_backend *b, void *as)
 	}
 	for (unsigned p = 0; p < MMF_MAX_PROCS; p++) {
 		struct data_walk w = {e, p, 0, false};
+		bool vmas, data;
 		int n;
 
 		if (!e->live[p]) {
+			e->compared[p].vmas = e->compared[p].data = false;
 			if (!e->alien[p] && b->vmas(as, p, 0, 0, false, NULL, 0, err, 0) >= 0)
 				check_fail(CK_MM_EXPECTED_STATE,
 					   "p%u exists, but no call made it (or an exit ended it)",
 					   p);
 			continue;
 		}
-		n = b->vmas(as, p, VIEW_LO, VIEW_HI, false, e->view, VIEW_MAX, err, sizeof(err));
+		what_changed(e, b, as, p, &vmas, &data);
+		n = !vmas ? 0
+			  : b->vmas(as, p, VIEW_LO, VIEW_HI, false, e->view, VIEW_MAX, err,
+				    sizeof(err));
 		if (n < 0) {
 			check_fail(CK_MM_EXPECTED_STATE, "p%u must exist, a fork made it: %s", p,
 				   err);
 			continue;
 		}
-		if (n < VIEW_MAX) /* else too many to judge */
+		if (vmas && n < VIEW_MAX) /* else too many to judge */
 			compare_vmas(e, p, e->view, (unsigned)n);
-		if (b->pages)
+		if (data && b->pages)
 			b->pages(as, p, VIEW_LO, VIEW_HI, data_one, &w, err, sizeof(err));
 	}
 }

@@ -101,6 +101,13 @@ void exp_obj_set(struct exp_store *e, uint32_t obj, uint64_t first, uint64_t las
 	struct exp_rec unknown = {.unknown = EU_DATA};
 
 	exp_map_set(&e->obj[obj - 1].data, first, last, exp_rec_new(e, r ? r : &unknown));
+	e->objgen++;
+}
+
+void exp_obj_vague(struct exp_store *e)
+{
+	e->obj_vague = true;
+	e->objgen++;
 }
 
 void exp_store_free(struct exp_store *e)

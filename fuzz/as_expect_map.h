@@ -68,6 +68,7 @@ struct exp_store {
 	struct exp_obj *obj; /* files, then shared anonymous memory */
 	unsigned nobj, capobj;
 	bool obj_vague;	     /* shared data may have been written anywhere */
+	uint64_t objgen;     /* changes when shared data does */
 	struct exp_ctx *ctx; /* userfaultfd contexts, by number - 1 */
 	unsigned nctx, capctx;
 };
@@ -110,6 +111,9 @@ bool exp_obj_value(const struct exp_store *e, uint32_t obj, uint64_t pgoff, uint
  * in offsets), or are unknown (@r NULL). */
 void exp_obj_set(struct exp_store *e, uint32_t obj, uint64_t first, uint64_t last,
 		 const struct exp_rec *r);
+
+/* Shared data may have been written anywhere: none is known any more. */
+void exp_obj_vague(struct exp_store *e);
 
 /* A new context; its number. */
 uint32_t exp_ctx_new(struct exp_store *e, unsigned owner, bool event_fork);

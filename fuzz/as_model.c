@@ -626,6 +626,18 @@ static int as_pages(void *as, unsigned proc, uint64_t lo, uint64_t hi,
 /* The checks and views below read the model at rest (or, for a report,
  * wherever it stopped) and take no lock: the kernel's lock assertions are
  * off for them (sync.h). */
+/* What a process's VMAs, page table and the pages' data owe their state to:
+ * VMAs change only under the mmap write lock (the lock assertions hold the
+ * model to it), whose count its seq is; entries only through pte_set and
+ * pte_clear, which count in fault_changes; data only through page_access. */
+static void as_changes(void *as, unsigned proc, uint64_t *vmas, uint64_t *pages)
+{
+	struct mm *mm = ((struct mmf_state *)as)->mm[proc % MMF_MAX_PROCS];
+
+	*vmas = mm ? mm->lock.seq : UINT64_MAX;
+	*pages = mm ? mm->fault_changes + page_data_changes : UINT64_MAX;
+}
+
 static void as_check(void *as)
 {
 	lock_asserts_off();
@@ -659,6 +671,7 @@ const struct as_backend as_model = {
     .refuses = as_refuses,
     .vmas = as_vmas,
     .pages = as_pages,
+    .changes = as_changes,
     .check = as_check,
     .dump = as_dump,
 };

@@ -273,6 +273,8 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	return 0;
 }
 
+uint64_t page_data_changes;
+
 bool page_access(struct mm *mm, uint64_t addr, bool write, uint64_t *val)
 {
 	uintptr_t pte = mm_pte(mm, addr);
@@ -282,8 +284,10 @@ bool page_access(struct mm *mm, uint64_t addr, bool write, uint64_t *val)
 		return false;
 	if (!write)
 		*val = p->val;
-	else if (p != &zero_page) /* never mapped writable: it stays zero */
+	else if (p != &zero_page) { /* never mapped writable: it stays zero */
 		p->val = *val;
+		page_data_changes++;
+	}
 	return true;
 }
 

@@ -52,6 +52,9 @@ extern struct page zero_page;
  * the smaps figures of every mm mapping the page (the rollup invariants
  * compare figures only across reads during which none happened). */
 extern uint64_t page_map_changes;
+/* Stores into any page's data (page_access): with the mms' fault_changes and
+ * mmap lock counts, what tells a check that nothing may have changed. */
+extern uint64_t page_data_changes;
 
 static inline struct page *pte_page(uintptr_t pte)
 {

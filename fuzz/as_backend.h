@@ -44,6 +44,10 @@ struct as_vma {
 	bool file;	    /* file-backed (shmem too): smaps shows its offset */
 	uint64_t pss_kb, pss_dirty_kb;
 	uint64_t shared_clean, shared_dirty, private_clean, private_dirty; /* pages */
+	/* The userfaultfd context it is registered with, as the backend names
+	 * contexts (equal names, one context), or 0: none, or the backend
+	 * cannot tell (its modes are in flags) */
+	uint32_t uffd;
 };
 
 /* The VM_* bits an as_vma carries (the kernel's values). */
@@ -82,10 +86,23 @@ struct as_backend {
 	const char *(*refuses)(void *as, const struct mm_call *c);
 
 	/* Process @proc's VMAs meeting [lo, hi), in address order, at most
-	 * @max: how many, or -1 (message in @err) when they cannot be read.
+	 * @max: how many, or -1 (message in @err, unless @errlen is 0) when
+	 * they cannot be read: with @max 0, whether the process exists.
 	 * Resident counts only with @usage (they cost a page-table walk). */
 	int (*vmas)(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage,
 		    struct as_vma *out, unsigned max, char *err, size_t errlen);
+	/* Process @proc's pages present in [lo, hi), in address order, each
+	 * with what it holds (page data, mm_ops.h): @fn(@arg, address, value)
+	 * for each. 0, or -1 (message in @err) when they cannot be read. NULL:
+	 * the backend has no pages to show. */
+	int (*pages)(void *as, unsigned proc, uint64_t lo, uint64_t hi,
+		     void (*fn)(void *arg, uint64_t addr, uint64_t value), void *arg, char *err,
+		     size_t errlen);
+	/* Counts that change whenever process @proc's VMAs (*@vmas), or the
+	 * pages it maps or the data of any page (*@pages), may have changed
+	 * (the same after nothing did), so that what nothing touched is not
+	 * compared again; NULL: the backend cannot tell, all is compared. */
+	void (*changes)(void *as, unsigned proc, uint64_t *vmas, uint64_t *pages);
 	/* Every invariant the backend knows (reports through check_fail). */
 	void (*check)(void *as);
 	/* The state as text, for a failure report. */

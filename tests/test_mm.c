@@ -695,6 +695,9 @@ static bool test_userfaultfd(void)
 
 int main(void)
 {
+	/* the tests read the model's state directly, outside its calls, as the
+	 * checks at rest do: without the kernel's lock assertions (sync.h) */
+	lock_asserts_off();
 	TEST(test_new_mapping_merges);
 	TEST(test_failed_merge_maps_unmerged);
 	TEST(test_mprotect_splits_and_merges_back);

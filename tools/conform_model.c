@@ -6,6 +6,7 @@
 #include "mm/page.h"
 #include "mm/rollup.h"
 #include "mm/vma.h"
+#include "runtime/sync.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -25,14 +26,19 @@ bool conform_hint_refused(void *model, const struct mm_call *c)
 	struct mm *mm = ((struct mmf_state *)model)->mm[c->a.proc % MMF_MAX_PROCS];
 	uint64_t len = (c->len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 	struct vma *v;
+	bool busy;
 
 	if (!mm || c->code != MMF_OP_MMAP || c->a.place != MMF_HINT)
 		return false;
 	if (!c->start || c->start < mm->mmap_min || c->start + len < c->start ||
 	    c->start + len > mm->mmap_max)
 		return true;
+	/* what get_unmapped_area looks at, under the mmap lock as it is */
+	mmap_read_lock(&mm->lock);
 	v = mm_find_vma(mm, c->start);
-	return v && v->start < c->start + len;
+	busy = v && v->start < c->start + len;
+	mmap_read_unlock(&mm->lock);
+	return busy;
 }
 
 /* A hint mapping failed for a reason the kernel's would fail for too: no

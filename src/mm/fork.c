@@ -56,7 +56,11 @@ static int dup_uffd(struct vma *tmp, struct mm *child, bool early_return, struct
 	}
 	f->orig = octx;
 	uffd_ctx_get(octx);
-	f->next = *fcs;
+	/* at the tail, as dup_userfaultfd's list_add_tail: the fork events
+	 * reach the monitor in the order of the VMAs that made them */
+	f->next = NULL;
+	while (*fcs)
+		fcs = &(*fcs)->next;
 	*fcs = f;
 	tmp->uffd = f->new;
 	return 0;

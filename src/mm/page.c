@@ -145,7 +145,8 @@ static struct page *cache_page(struct file *f, uint64_t index, int *err)
 	}
 	p->file = f;
 	p->index = index;
-	p->refcount = 1; /* the cache's reference */
+	p->val = f->data ? f->data + index : 0; /* read in from the file */
+	p->refcount = 1;			/* the cache's reference */
 	*err = mt_store_range(&f->cache, index, index, p);
 	if (*err) {
 		model_free(AK_PAGE, p);
@@ -154,14 +155,16 @@ static struct page *cache_page(struct file *f, uint64_t index, int *err)
 	return p;
 }
 
-/* A new anonymous page for @v at @addr (the anon_vma exists). */
-static struct page *anon_page(struct vma *v, uint64_t addr)
+/* A new anonymous page for @v at @addr (the anon_vma exists), holding what
+ * @from holds (copy-on-write), or zeros. */
+static struct page *anon_page(struct vma *v, uint64_t addr, const struct page *from)
 {
 	struct page *p = page_alloc();
 
 	if (p) {
 		p->anon_vma = v->anon_vma;
 		p->index = linear_index(v, addr);
+		p->val = from ? from->val : 0;
 	}
 	return p;
 }
@@ -241,7 +244,7 @@ static int fault_present(struct vma *v, uintptr_t *slot, uint64_t addr, bool wri
 		mm_note_change(mm, addr, addr + PAGE_SIZE);
 		return 0;
 	}
-	p = anon_page(v, addr);
+	p = anon_page(v, addr, old);
 	if (!p)
 		return -ENOMEM;
 	pte_clear(mm, slot, addr);
@@ -257,6 +260,7 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	struct page *p;
 	int err;
 
+	vma_assert_locked(&v->lock, &mm->lock); /* assert_fault_locked */
 	if (write ? !(v->flags & VM_WRITE) : !(v->flags & VM_ACCESS_FLAGS))
 		return -EFAULT;
 	/* A private write may need the anon_vma: prepare it first, since that
@@ -282,7 +286,7 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		}
 		/* do_anonymous_page: a page of its own, writable and dirty where
 		 * the VMA is writable (a read fault on a forbidding mm too) */
-		p = anon_page(v, addr);
+		p = anon_page(v, addr, NULL);
 		if (!p)
 			return -ENOMEM;
 		pte_set(mm, slot, addr, p, write || (v->flags & VM_WRITE),
@@ -305,7 +309,7 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		return err;
 	if (write && !shared) {
 		/* a private write to a file page: copy it */
-		p = anon_page(v, addr);
+		p = anon_page(v, addr, p);
 		if (!p)
 			return -ENOMEM;
 	} else if (write) {
@@ -313,6 +317,24 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	}
 	pte_set(mm, slot, addr, p, write || file_pte_writable(v), write);
 	return 0;
+}
+
+uint64_t page_data_changes;
+
+bool page_access(struct mm *mm, uint64_t addr, bool write, uint64_t *val)
+{
+	uintptr_t pte = mm_pte(mm, addr);
+	struct page *p = pte_page(pte);
+
+	if (!pte || (write && !pte_write(pte)))
+		return false;
+	if (!write)
+		*val = p->val;
+	else if (p != &zero_page) { /* never mapped writable: it stays zero */
+		p->val = *val;
+		page_data_changes++;
+	}
+	return true;
 }
 
 /*
@@ -338,9 +360,16 @@ void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
 				    ? (unsigned)((end - base + PAGE_SIZE - 1) >> PAGE_SHIFT)
 				    : PT_ENTRIES;
 
-		for (; i < stop; i++)
+		while (i < stop) {
+			/* most blocks are empty: skip them whole */
+			if (!(i & (PT_BLOCK - 1)) && i + PT_BLOCK <= stop && pt_block_empty(t, i)) {
+				i += PT_BLOCK;
+				continue;
+			}
 			if (t->pte[i])
 				fn(mm, &t->pte[i], base + ((uint64_t)i << PAGE_SHIFT), arg);
+			i++;
+		}
 		first = r.first + 1;
 	}
 }
@@ -353,6 +382,7 @@ static void zap_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
 
 void zap_range(struct vma *v, uint64_t start, uint64_t end)
 {
+	mmap_assert_locked(&v->mm->lock);
 	for_each_pte(v->mm, start, end, zap_one, NULL);
 }
 
@@ -366,6 +396,7 @@ static void wrprotect_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *a
 
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end)
 {
+	mmap_assert_write_locked(&mm->lock); /* mprotect's change_protection */
 	for_each_pte(mm, start, end, wrprotect_one, NULL);
 }
 
@@ -416,6 +447,7 @@ int copy_ptes(struct vma *dst, struct vma *src)
 {
 	struct copy_ctx cc = {dst, 0};
 
+	vma_assert_write_locked(&src->lock, &src->mm->lock); /* copy_page_range */
 	/* vma_needs_copy: without an anon_vma the child faults pages in again,
 	 * unless its VMA is uffd-wp, whose entries carry the protection (found
 	 * by vmafuzz conform: a shared file VMA registered in wp mode) */

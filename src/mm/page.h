@@ -40,6 +40,11 @@ struct page {
 	uint64_t index;		   /* page offset in the anon_vma's or file's space */
 	bool dirty;		   /* the folio's dirty flag: a shared write fault set it,
 				    * or an unmapped dirty entry passed it on */
+	/* What the page holds: one 64-bit value standing for its bytes. A
+	 * write (mm_access) stores it, a read returns it, copy-on-write copies
+	 * it; a new anonymous page and the zero page hold 0, a page cache page
+	 * its file's data when first read in (file.h). */
+	uint64_t val;
 	unsigned id;
 	unsigned scan_gen; /* validation scratch: the walk that counted it */
 	int scan_maps;
@@ -55,6 +60,9 @@ extern struct page zero_page;
  * the smaps figures of every mm mapping the page (the rollup invariants
  * compare figures only across reads during which none happened). */
 extern uint64_t page_map_changes;
+/* Stores into any page's data (page_access): with the mms' fault_changes and
+ * mmap lock counts, what tells a check that nothing may have changed. */
+extern uint64_t page_data_changes;
 
 /* An entry's bits besides the page pointer (pages are 16-byte aligned). */
 #define PTE_WRITE ((uintptr_t)1)
@@ -107,6 +115,10 @@ uintptr_t mm_pte(struct mm *mm, uint64_t addr);
 /* Fault one page of @v at @addr (mmap or VMA lock held). 0, -EFAULT (no
  * access), -ENOMEM, or -EAGAIN when userfaultfd would handle it. */
 int fault_page(struct vma *v, uint64_t addr, bool write);
+/* The access that follows a successful fault of @addr (its page present, and
+ * writable for a write): a write stores *@val in the page, a read sets *@val
+ * to what the page holds. False when no page is there to access. */
+bool page_access(struct mm *mm, uint64_t addr, bool write, uint64_t *val);
 /* Unmap and release the pages of [start, end) of @v (zap_page_range). */
 void zap_range(struct vma *v, uint64_t start, uint64_t end);
 /* Make the entries of [start, end) read-only (mprotect removing write). */

@@ -84,6 +84,9 @@ static void account_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 
 void smaps_gather(struct vma *v, uint64_t from, struct rollup_stats *s)
 {
+	/* walk_page_vma's check of the walk's lock: the mmap lock, or (the
+	 * seed) the VMA's read lock */
+	vma_assert_locked(&v->lock, &v->mm->lock);
 	for_each_pte(v->mm, from > v->start ? from : v->start, v->end, account_one, s);
 }
 
@@ -401,10 +404,13 @@ bool rollup_check(struct mm *mm, struct rollup *r)
 	if (mm->lock.sem.readers || mm->lock.sem.writer || mm->lock.sem.wait_readers ||
 	    mm->lock.sem.wait_writers)
 		return true; /* a writer is inside an operation: the tree may be between states */
+	/* a check with nothing moving: it takes no lock */
+	lock_asserts_off();
 	mt_cursor_init(&c, &mm->mt, 0);
 	while ((v = mt_cursor_next(&c)))
 		if (!mt_is_zero(v))
 			smaps_gather(v, v->start, &sum);
+	lock_asserts_on();
 	if (!rollup_stats_equal(&sum, &r->stats))
 		ok = check_fail(CK_ROLLUP_SUM,
 				"mm %u: rollup Rss %" PRIu64 " kB Pss %" PRIu64

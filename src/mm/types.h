@@ -78,8 +78,9 @@ struct uffd_ctx;
 /* A model file: its page cache (pgoff -> page) and the VMAs mapping it. */
 struct file {
 	unsigned id;
-	bool shmem;   /* backs a shared anonymous mapping */
-	int refcount; /* VMAs mapping it, plus one for its owner */
+	bool shmem;    /* backs a shared anonymous mapping */
+	uint64_t data; /* its page at index i holds data + i until written (0: zeros) */
+	int refcount;  /* VMAs mapping it, plus one for its owner */
 	struct mtree cache;
 	struct itree i_mmap; /* VMAs mapping it, by their pgoff interval */
 	struct rwsem i_mmap_rwsem;

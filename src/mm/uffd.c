@@ -89,12 +89,15 @@ static bool vma_can_userfault(const struct vma *v, unsigned modes)
 
 /*
  * Set (ctx, flags) on every VMA of [start, end) (holes between them are
- * passed over), merging and splitting as vma_modify does; with @only, on
- * that context's VMAs alone.
+ * passed over), merging and splitting as vma_modify does, but for VMAs of
+ * @ctx that have every flag of @set already (they keep the modes they have,
+ * as the kernel's); with @only, on that context's VMAs alone.
  */
 static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint64_t clear,
 		 struct uffd_ctx *ctx, struct uffd_ctx *only)
 {
+	/* userfaultfd_register_range: "Assumes mmap write lock taken" */
+	mmap_assert_write_locked(&mm->lock);
 	for (uint64_t at = start; at < end;) {
 		struct vma *v = mm_find_vma(mm, at), *res;
 		uint64_t stop;
@@ -105,10 +108,13 @@ static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint
 		if (v->start > at)
 			at = v->start;
 		stop = v->end < end ? v->end : end;
-		/* userfaultfd_register_range: nothing to do where this context
-		 * holds the VMA in every mode asked for already (more stay) */
-		if ((!only || v->uffd == only) &&
-		    !(ctx && v->uffd == ctx && (v->flags & set) == set)) {
+		/* registering again in modes it already has changes nothing, nor
+		 * splits (userfaultfd_register_range's "nothing to do") */
+		if (ctx && v->uffd == ctx && (v->flags & set) == set) {
+			at = stop;
+			continue;
+		}
+		if (!only || v->uffd == only) {
 			err = vma_modify(v, at, stop, (v->flags & ~clear) | set, ctx, &res);
 			if (err)
 				return err;
@@ -211,6 +217,7 @@ static void uffd_release(struct uffd_ctx *ctx)
 			/* close cannot fail: when merging cannot allocate, clear in
 			 * place and leave the neighbours unmerged */
 			vma_start_write(&v->lock, &mm->lock);
+			vma_assert_write_locked(&v->lock, &mm->lock);
 			v->flags &= ~VM_UFFD_FLAGS;
 			v->uffd = NULL;
 		}

@@ -135,6 +135,13 @@ static bool test_account_flag_blocks_merge(void)
 	ASSERT(mm_vma_at(mm, A(0x10))->flags & VM_ACCOUNT);
 	ASSERT_EQ(map(0x18, 4, PROT_READ, PRIV_ANON), A(0x18));
 	ASSERT_EQ(mm->map_count, 2);
+	/* charged, read-only, no anon_vma (as a forked child's wipe-on-fork
+	 * copy): the same protection again changes nothing, not even the
+	 * charge (mprotect_fixup returns first) */
+	ASSERT_EQ(map(0x30, 4, RW, PRIV_ANON), A(0x30));
+	mm_vma_at(mm, A(0x30))->flags &= ~VM_WRITE;
+	ASSERT_EQ(mm_mprotect(mm, A(0x30), P(4), PROT_READ), 0);
+	ASSERT(mm_vma_at(mm, A(0x30))->flags & VM_ACCOUNT);
 	return teardown();
 }
 

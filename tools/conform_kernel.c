@@ -365,10 +365,20 @@ static int64_t live_fork(struct live *l, struct rproc *r)
 	}
 	if (rep.result > 0 && nc == 1) {
 		struct rproc *c = &l->p[l->fork_into];
+		struct krep ready;
+		int none[MMF_FDS];
+		unsigned nr;
 
 		*c = (struct rproc){(pid_t)rep.result, pidfd_of((pid_t)rep.result), csock[0],
 				    r->filled};
-		rep.result = c->pidfd < 0 ? -errno : 0;
+		/* the child has closed its copies of the parent's fds */
+		if (c->pidfd < 0 || wait_reply(c, NULL, 0) != 1 ||
+		    kmsg_recv(c->sock, &ready, sizeof(ready), none, &nr) != 1) {
+			snprintf(l->err, sizeof(l->err), "the child of real process %d is not ready",
+				 (int)r->pid);
+			return INT64_MIN;
+		}
+		rep.result = 0;
 	}
 	if (nnew) {
 		struct krep took;

@@ -22,7 +22,8 @@
 
 enum kop {
 	KOP_SYS,	     /* ksys_call(c): mmap (c.file: a model file), munmap, ... */
-	KOP_FORK,	     /* fork: the child serves the socket that comes back */
+	KOP_FORK,	     /* fork: the child serves the socket that comes back,
+			      * on which it first says it is ready */
 	KOP_EXIT,	     /* _exit(0), no reply */
 	KOP_UFFD_CREATE,     /* userfaultfd in the lowest free slot; result: the slot */
 	KOP_UFFD_REGISTER,   /* UFFDIO_REGISTER [c.start, +c.len) in modes, slot */

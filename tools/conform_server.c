@@ -307,14 +307,16 @@ static bool serve_fork(bool *child)
 		close(srv.sock);
 		close(sv[0]);
 		srv.sock = sv[1];
-		/* the model's child starts with no fds of its own */
+		/* the model's child starts with no fds of its own; until it has
+		 * closed them it holds the parent's contexts open, so it says when
+		 * it has (a context closed meanwhile would be released later) */
 		for (int k = 0; k < MMF_FDS; k++)
 			if (srv.uffd[k] >= 0) {
 				close(srv.uffd[k]);
 				srv.uffd[k] = -1;
 			}
 		*child = true;
-		return true;
+		return kmsg_send(srv.sock, &r, sizeof(r), NULL, 0);
 	}
 	close(sv[1]);
 	r.result = pid < 0 ? neg_errno() : pid;

@@ -517,6 +517,14 @@ void as_model_forbid_zeropage(void *as, bool on)
 		s->mm[0]->forbids_zeropage = on;
 }
 
+void as_model_files_hold_zeros(void *as)
+{
+	struct mmf_state *s = as;
+
+	for (unsigned i = 0; i < MMF_FILES; i++)
+		s->files[i]->data = 0;
+}
+
 static void as_close(void *as)
 {
 	model_finish(as);

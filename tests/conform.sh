@@ -4,8 +4,8 @@
 # of a program in a real process. Every seed of fuzz_mm agrees or is one the
 # kernel cannot run (and says why); so do generated programs whose forked
 # children act; deliberately wrong model views (p0's wf, a child's wf, a
-# child's offset column) are caught; --keep-going reports every differing
-# operation; bad command lines get status 2.
+# child's offset column, a child's page data) are caught; --keep-going
+# reports every differing operation; bad command lines get status 2.
 # Run by ./build.sh test with OUT and ROOT set.
 set -u
 cd "$ROOT"
@@ -50,7 +50,8 @@ forks=$(sed -n 's/^  forks [0-9]*, in \([0-9]*\) programs.*/\1/p' "$T/out")
 acted=$(sed -n 's/^  operations of forked processes [0-9]* ([0-9.]*%), in \([0-9]*\) programs.*/\1/p' "$T/out")
 if [ "${forks:-0}" -ge 60 ] && [ "${acted:-0}" -ge 60 ] &&
 	grep -qE '^  userfaultfd operations [1-9]' "$T/out" && grep -qE '^  file maps [1-9]' "$T/out" &&
-	grep -qE '^  smaps_rollup compared [1-9]' "$T/out" && grep -q '^  skipped programs 0 ' "$T/out"; then
+	grep -qE '^  smaps_rollup compared [1-9]' "$T/out" && grep -q '^  skipped programs 0 ' "$T/out" &&
+	grep -qE '^  page data compared: [1-9][0-9]* pages present after operations, [1-9][0-9]* pages read' "$T/out"; then
 	ok
 else
 	bad "the distribution of --random 120"; sed 's/^/    /' "$T/out" | tail -n 12
@@ -97,6 +98,15 @@ if grep -qE '^      pgoff 0x11 .* +pgoff 0x10 ' "$T/out"; then
 else
 	bad "the child's wrong offset is not shown"; sed 's/^/    /' "$T/out" | head -n 20
 fi
+# and a child's page data: what its pages hold, and what its reads return
+expect 0 'conform_page_data.txt: 21 operations agree' "$V" conform corpus/fuzz_mm/conform_page_data.txt
+expect 1 'operation 8 differs: fork p0' "$V" conform --selftest-flip-child-data corpus/fuzz_mm/conform_page_data.txt
+grep -qE '^  p1: page @0x10 holds 0xa500000100000001 in the model, 0xa500000100000000 in the kernel' "$T/out" &&
+	ok || bad "the child's wrong page data is not shown"
+printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\ntouch p0 @0x10:2 write\nfork p0 tree current nodiff\ntouch p1 @0x10:1 read\n' >"$T/read1.txt"
+expect 1 "operation 3 differs: touch p1 @0x10:1 read" "$V" conform --keep-going --selftest-flip-child-data "$T/read1.txt"
+grep -qE "^  the read's page 0 held 0xa500000100000001 in the model, 0xa500000100000000 in the kernel" "$T/out" &&
+	ok || bad "the child's wrong read is not shown"
 # --keep-going goes on after a difference: every differing operation, and
 # the next file, and still fails
 printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\nmprotect p0 @0x10:2 r\ntouch p0 @0x12:1 write\n' >"$T/three.txt"

@@ -127,6 +127,9 @@ static void print_distribution(const struct conform_tally *t, uint64_t skipped,
 	printf("  smaps_rollup compared %" PRIu64 " times; not compared %" PRIu64
 	       " times (a process holding map_limit's fillers)\n",
 	       t->rollups, t->rollups_filled);
+	printf("  page data compared: %" PRIu64 " pages present after operations, %" PRIu64
+	       " pages read by touches\n",
+	       t->pages_compared, t->reads_compared);
 	printf("  skipped programs %" PRIu64 " (%.2f%%)%s\n", skipped,
 	       pct(skipped, t->programs + skipped), skipped ? ":" : "");
 	for (unsigned i = 0; i < why->used; i++)
@@ -305,6 +308,7 @@ static bool flag(const char *a, struct opts *o)
 	    {"--selftest-flip-wf", offsetof(struct conform_opts, flip_wf)},
 	    {"--selftest-flip-child-wf", offsetof(struct conform_opts, flip_child)},
 	    {"--selftest-flip-child-pgoff", offsetof(struct conform_opts, flip_pgoff)},
+	    {"--selftest-flip-child-data", offsetof(struct conform_opts, flip_data)},
 	};
 
 	for (unsigned i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)

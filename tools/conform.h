@@ -42,6 +42,14 @@ unsigned as_live_procs(void *as);
  * fillers, which are not read; @err says so), -1 on error (@err).
  */
 int as_live_rollup(void *as, unsigned proc, struct krest *win, char *err, size_t errlen);
+/*
+ * What process @proc's pages at @addr[0..n) (ascending, page-aligned) hold:
+ * whether each is present (/proc/PID/pagemap) in @present, and for those
+ * that are, their first eight bytes (/proc/PID/mem) in @vals. Only present
+ * pages are read, so nothing faults. 0, or -1 with a message in @err.
+ */
+int as_live_page_values(void *as, unsigned proc, const uint64_t *addr, unsigned n, uint64_t *vals,
+			bool *present, char *err, size_t errlen);
 /* vm.max_map_count, as this kernel has it (0: unreadable). */
 uint64_t conform_max_map_count(void);
 

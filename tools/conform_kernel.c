@@ -374,8 +374,8 @@ static int64_t live_fork(struct live *l, struct rproc *r)
 		/* the child has closed its copies of the parent's fds */
 		if (c->pidfd < 0 || wait_reply(c, NULL, 0) != 1 ||
 		    kmsg_recv(c->sock, &ready, sizeof(ready), none, &nr) != 1) {
-			snprintf(l->err, sizeof(l->err), "the child of real process %d is not ready",
-				 (int)r->pid);
+			snprintf(l->err, sizeof(l->err),
+				 "the child of real process %d is not ready", (int)r->pid);
 			return INT64_MIN;
 		}
 		rep.result = 0;
@@ -449,6 +449,8 @@ static void live_call(void *as, struct mm_call *c)
 	} else {
 		q = call_req(l, c);
 		c->result = request(l, r, &q, NULL, 0, &rep, NULL, NULL) ? rep.result : INT64_MIN;
+		if (c->code == MMF_OP_TOUCH && c->seen && c->result != INT64_MIN)
+			memcpy(c->seen, rep.seen, sizeof(rep.seen));
 		if (c->code == MMF_OP_MAP_LIMIT)
 			r->filled = true;
 	}
@@ -572,6 +574,69 @@ int as_live_rollup(void *as, unsigned proc, struct krest *win, char *err, size_t
 	}
 	snprintf(err, errlen, "the VMAs outside the window kept changing while p%u was read", proc);
 	return -1;
+}
+
+/* The run of pages [addr[i], addr[i] + n pages) of @pid: present bits from
+ * its pagemap, then the present sub-runs read whole from its mem. */
+static int run_values(int pagemap, int mem, const uint64_t *addr, unsigned n, uint64_t *vals,
+		      bool *present)
+{
+	static uint64_t ent[256];
+	static unsigned char buf[256 * KSYS_PAGE];
+	uint64_t first = addr[0] / KSYS_PAGE;
+
+	if (pread(pagemap, ent, n * sizeof(ent[0]), (off_t)(first * sizeof(ent[0]))) !=
+	    (ssize_t)(n * sizeof(ent[0])))
+		return -1;
+	for (unsigned i = 0; i < n;) {
+		unsigned j = i;
+
+		present[i] = ent[i] >> 63;
+		if (!present[i]) {
+			i++;
+			continue;
+		}
+		while (j < n && ent[j] >> 63)
+			present[j++] = true;
+		if (pread(mem, buf, (j - i) * KSYS_PAGE, (off_t)addr[i]) !=
+		    (ssize_t)((j - i) * KSYS_PAGE))
+			return -1;
+		for (unsigned k = i; k < j; k++)
+			memcpy(&vals[k], buf + (k - i) * KSYS_PAGE, sizeof(vals[k]));
+		i = j;
+	}
+	return 0;
+}
+
+int as_live_page_values(void *as, unsigned proc, const uint64_t *addr, unsigned n, uint64_t *vals,
+			bool *present, char *err, size_t errlen)
+{
+	struct rproc *r = &((struct live *)as)->p[proc % MMF_MAX_PROCS];
+	char path[64];
+	int pagemap, mem, res = 0;
+
+	if (r->pid <= 0) {
+		snprintf(err, errlen, "no real process p%u", proc);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)r->pid);
+	pagemap = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)r->pid);
+	mem = open(path, O_RDONLY | O_CLOEXEC);
+	for (unsigned i = 0, j; i < n && !res && pagemap >= 0 && mem >= 0; i = j) {
+		/* a run of consecutive pages, at most 256 */
+		for (j = i + 1; j < n && j - i < 256 && addr[j] == addr[j - 1] + KSYS_PAGE; j++)
+			;
+		res = run_values(pagemap, mem, addr + i, j - i, vals + i, present + i);
+	}
+	if (pagemap < 0 || mem < 0 || res)
+		snprintf(err, errlen, "cannot read the pages of %d: %s", (int)r->pid,
+			 strerror(errno));
+	if (pagemap >= 0)
+		close(pagemap);
+	if (mem >= 0)
+		close(mem);
+	return pagemap < 0 || mem < 0 || res ? -1 : 0;
 }
 
 static void live_check(void *as)

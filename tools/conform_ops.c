@@ -111,6 +111,7 @@ void conform_kcall(const struct mm_call *c, struct kcall *k)
 	if (c->code == MMF_OP_TOUCH) {
 		k->write = c->a.access == 1;
 		k->touch_max_pages = CONFORM_TOUCH_MAX_PAGES;
+		k->value = c->value;
 	}
 }
 

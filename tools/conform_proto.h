@@ -51,6 +51,8 @@ struct krep {
 	int64_t result;
 	int32_t nfds; /* fds along: KOP_FORK the child's socket, KOP_UFFD_DUP the slots' */
 	int32_t slot[MMF_FDS], feat[MMF_FDS];
+	/* a read touch: what the k-th page held (MMF_NOT_SEEN: not reached) */
+	uint64_t seen[MMF_TOUCH_PAGES];
 };
 
 /* One datagram with up to MMF_FDS descriptors; false when the peer is gone. */

@@ -123,6 +123,63 @@ static enum conform_outcome compare_rollup(struct run *r, unsigned proc, enum sh
 	return same ? CONFORM_AGREE : CONFORM_DIFFER;
 }
 
+#define MAX_PAGES 65536
+
+struct pages_list {
+	uint64_t addr[MAX_PAGES], val[MAX_PAGES];
+	unsigned n;
+};
+
+static void add_page(void *arg, uint64_t addr, uint64_t value)
+{
+	struct pages_list *l = arg;
+
+	if (l->n < MAX_PAGES) {
+		l->addr[l->n] = addr;
+		l->val[l->n++] = value;
+	}
+}
+
+/* What @proc's present pages hold, the model's pages against the kernel's
+ * same pages (the VMAs' Rss agreed already): DIFFER printed with up to eight
+ * pages that differ. */
+static enum conform_outcome compare_pages(struct run *r, unsigned proc, enum show show)
+{
+	static struct pages_list m;
+	static uint64_t kval[MAX_PAGES];
+	static bool kpresent[MAX_PAGES];
+	char err[256];
+	unsigned bad = 0;
+
+	m.n = 0;
+	if (as_model.pages(r->model, proc, CONFORM_LO, CONFORM_HI, add_page, &m, err,
+			   sizeof(err)) ||
+	    as_live_page_values(r->live, proc, m.addr, m.n, kval, kpresent, err, sizeof(err))) {
+		fprintf(stderr, "vmafuzz conform: %s: operation %u: %s\n", r->name, r->step, err);
+		return CONFORM_FAILED;
+	}
+	if (r->t && show == SHOW_NONE)
+		r->t->pages_compared += m.n;
+	for (unsigned i = 0; i < m.n; i++) {
+		uint64_t want = m.val[i] ^ (r->o->flip_data && proc != 0);
+
+		if (kpresent[i] && kval[i] == want)
+			continue;
+		if (show && bad < 8) {
+			printf("  p%u: page @0x%" PRIx64 " holds 0x%" PRIx64 " in the model, ",
+			       proc, conform_pg(m.addr[i]), want);
+			if (kpresent[i])
+				printf("0x%" PRIx64 " in the kernel   <== differs\n", kval[i]);
+			else
+				printf("is not present in the kernel   <== differs\n");
+		}
+		bad++;
+	}
+	if (show && bad > 8)
+		printf("  p%u: and %u more pages differ\n", proc, bad - 8);
+	return bad ? CONFORM_DIFFER : CONFORM_AGREE;
+}
+
 /* Every process alive on either side, compared; the views of those that
  * differ printed with SHOW_DIFFERENT, all of them with SHOW_ALL. */
 static enum conform_outcome compare_procs(struct run *r, enum show show)
@@ -161,6 +218,8 @@ static enum conform_outcome compare_procs(struct run *r, enum show show)
 		}
 		if (v == CONFORM_AGREE)
 			v = compare_rollup(r, q, show);
+		if (v == CONFORM_AGREE)
+			v = compare_pages(r, q, show);
 		if (v == CONFORM_FAILED)
 			return v;
 		if (v == CONFORM_DIFFER)
@@ -251,11 +310,37 @@ static void print_op(struct run *r, const struct prog_op *op, const struct mm_ca
 	printf("%s\n", c->result == kres ? "" : "   <== differs");
 }
 
+/* A read touch's pages: what each held on both sides, the same (up to eight
+ * that differ printed with SHOW_DIFFERENT). */
+static bool same_reads(struct run *r, unsigned proc, const uint64_t *m, const uint64_t *k,
+		       enum show show)
+{
+	unsigned bad = 0, n = 0;
+
+	for (unsigned i = 0; i < MMF_TOUCH_PAGES; i++) {
+		/* --selftest-flip-child-data: the model's view wrong on purpose */
+		uint64_t want = m[i] ^ (m[i] != MMF_NOT_SEEN && r->o->flip_data && proc != 0);
+
+		n += m[i] != MMF_NOT_SEEN;
+		if (want == k[i])
+			continue;
+		if (show && bad < 8)
+			printf("  the read's page %u held 0x%" PRIx64 " in the model, 0x%" PRIx64
+			       " in the kernel   <== differs\n",
+			       i, want, k[i]);
+		bad++;
+	}
+	if (r->t && show == SHOW_NONE)
+		r->t->reads_compared += n;
+	return !bad;
+}
+
 /* One operation on both sides, compared: AGREE, DIFFER (printed), SKIPPED
  * (@why says why) or FAILED. */
 static enum conform_outcome run_step(struct run *r, struct prog_op *op,
 				     const struct conform_regen *regen, char *why, size_t whylen)
 {
+	static uint64_t mseen[MMF_TOUCH_PAGES], kseen[MMF_TOUCH_PAGES];
 	struct mm_call c, k;
 	const char *skip = resolve_op(r, op, regen, &c);
 	enum conform_outcome res;
@@ -268,7 +353,14 @@ static enum conform_outcome run_step(struct run *r, struct prog_op *op,
 			 conform_op_text(r->d, op, text, sizeof(text)), skip);
 		return CONFORM_SKIPPED;
 	}
+	/* a write stores what names the process and the step; a read says
+	 * what it found */
+	c.value = MMF_VALUE(c.a.proc % MMF_MAX_PROCS, r->step);
+	for (unsigned i = 0; i < MMF_TOUCH_PAGES; i++)
+		mseen[i] = kseen[i] = MMF_NOT_SEEN;
+	c.seen = c.code == MMF_OP_TOUCH && c.a.access != 1 ? mseen : NULL;
 	k = c;
+	k.seen = c.seen ? kseen : NULL;
 	if (!conform_model_call(r->model, &c, r->step, why, whylen))
 		return CONFORM_SKIPPED;
 	before_real(r, &c, before);
@@ -279,13 +371,16 @@ static enum conform_outcome run_step(struct run *r, struct prog_op *op,
 	if (k.result == INT64_MIN)
 		return CONFORM_FAILED; /* a real process is gone (said on stderr) */
 	count(r, &c);
-	res = c.result == k.result ? CONFORM_AGREE : CONFORM_DIFFER;
+	res = c.result == k.result && same_reads(r, c.a.proc, mseen, kseen, SHOW_NONE)
+		  ? CONFORM_AGREE
+		  : CONFORM_DIFFER;
 	if (res == CONFORM_AGREE)
 		res = compare_procs(r, SHOW_NONE);
 	if (res == CONFORM_FAILED)
 		return res;
 	if (r->o->verbose || res == CONFORM_DIFFER) {
 		print_op(r, op, &c, k.result, res == CONFORM_DIFFER);
+		same_reads(r, c.a.proc, mseen, kseen, SHOW_DIFFERENT);
 		if (compare_procs(r, r->o->verbose ? SHOW_ALL : SHOW_DIFFERENT) == CONFORM_FAILED)
 			return CONFORM_FAILED;
 	}
@@ -313,6 +408,8 @@ enum conform_outcome conform_run(const struct prog_desc *d, struct prog *p, cons
 		if (!r.live)
 			as_model.close(r.model);
 	}
+	if (r.model)
+		as_model_files_hold_zeros(r.model); /* as the memfds */
 	if (!r.model || !r.live) {
 		fprintf(stderr, "vmafuzz conform: %s: %s\n", name, err);
 		return CONFORM_FAILED;

@@ -6,8 +6,11 @@
  * for one real one. After every operation, for every process alive on
  * either side: the result, every VMA of the window as smaps shows it
  * (range, permissions, offset, the VmFlags the model has a meaning for,
- * Rss, Anonymous, Pss, Pss_Dirty, Shared/Private Clean/Dirty) and
- * smaps_rollup's figures for the window. A difference is printed with both
+ * Rss, Anonymous, Pss, Pss_Dirty, Shared/Private Clean/Dirty),
+ * smaps_rollup's figures for the window, and what every page holds: a write
+ * stores a value naming the process and the step (MMF_VALUE, mm_ops.h), a
+ * read returns what is there, so copy-on-write isolation, shared pages and
+ * wipe-on-fork's zeros are checked too. A difference is printed with both
  * views side by side.
  */
 #ifndef VMAFUZZ_CONFORM_RUN_H
@@ -24,6 +27,7 @@ struct conform_opts {
 	bool flip_wf;	   /* --selftest-flip-wf: p0's wf wrong in the model's view */
 	bool flip_child;   /* --selftest-flip-child-wf: the same in other processes */
 	bool flip_pgoff;   /* --selftest-flip-child-pgoff: their offset column off by one */
+	bool flip_data;	   /* --selftest-flip-child-data: their pages' data off by one */
 	bool no_rollup;	   /* --no-rollup: smaps_rollup not compared */
 	bool no_zero_page; /* the model forbids the zero page (the probe, or forced) */
 };
@@ -41,6 +45,8 @@ struct conform_tally {
 	uint64_t exits, file_maps, shared_anon_maps, uffd_ops, map_limits, touches;
 	uint64_t rollups;	 /* smaps_rollup comparisons */
 	uint64_t rollups_filled; /* not made: the process held map_limit fillers */
+	uint64_t pages_compared; /* pages whose data was compared */
+	uint64_t reads_compared; /* pages a read touch returned, compared */
 	uint64_t max_procs;	 /* most processes alive at once */
 	uint64_t differ_ops;
 };

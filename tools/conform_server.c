@@ -339,7 +339,11 @@ static bool serve(const struct kreq *q, const int *fds, unsigned nfds)
 		c = q->c;
 		if (c.code == KSYS_MMAP && !(c.flags & MAP_ANONYMOUS))
 			c.fd = srv.file[(unsigned)q->file % MMF_FILES];
-		r.result = ksys_call(&c);
+		for (unsigned k = 0; k < MMF_TOUCH_PAGES; k++)
+			r.seen[k] = MMF_NOT_SEEN;
+		if (c.code == KSYS_TOUCH && c.touch_max_pages > MMF_TOUCH_PAGES)
+			c.touch_max_pages = MMF_TOUCH_PAGES;
+		r.result = c.code == KSYS_TOUCH ? ksys_touch(&c, r.seen) : ksys_call(&c);
 		break;
 	case KOP_FORK:
 		return serve_fork(&child) || child;

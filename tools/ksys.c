@@ -60,8 +60,9 @@ int ksys_window_free(uint64_t lo, uint64_t hi)
 	return e;
 }
 
-/* One page: a volatile load or a store; a fault comes back here. */
-static __attribute__((noinline)) int64_t ksys_touch_one(uintptr_t a, bool write)
+/* One page: a volatile 8-byte load into *@v, or a store of *@v, at its
+ * start; a fault comes back here. */
+static __attribute__((noinline)) int64_t ksys_touch_one(uintptr_t a, bool write, uint64_t *v)
 {
 	int sig = sigsetjmp(ksys_fault_env, 1);
 
@@ -71,26 +72,27 @@ static __attribute__((noinline)) int64_t ksys_touch_one(uintptr_t a, bool write)
 	}
 	ksys_touching = 1;
 	if (write)
-		*(volatile uint8_t *)a = 1;
+		*(volatile uint64_t *)a = *v;
 	else
-		(void)*(volatile uint8_t *)a;
+		*v = *(volatile uint64_t *)a;
 	ksys_touching = 0;
 	return 0;
 }
 
-/* A read or write on every page, stopping at the first fault as the model's
- * mm_touch does. */
-static int64_t ksys_touch(const struct kcall *c)
+int64_t ksys_touch(const struct kcall *c, uint64_t *seen)
 {
-	uint64_t start = c->start & ~(KSYS_PAGE - 1), len = c->len;
+	uint64_t start = c->start & ~(KSYS_PAGE - 1), len = c->len, k = 0;
 
 	if (len > c->touch_max_pages * KSYS_PAGE)
 		len = c->touch_max_pages * KSYS_PAGE;
-	for (uint64_t a = start; a < c->start + len && a >= start; a += KSYS_PAGE) {
-		int64_t r = ksys_touch_one((uintptr_t)a, c->write);
+	for (uint64_t a = start; a < c->start + len && a >= start; a += KSYS_PAGE, k++) {
+		uint64_t v = c->value + k;
+		int64_t r = ksys_touch_one((uintptr_t)a, c->write, &v);
 
 		if (r)
 			return r;
+		if (!c->write && seen)
+			seen[k] = v;
 	}
 	return 0;
 }
@@ -111,7 +113,7 @@ int64_t ksys_call(const struct kcall *c)
 	case KSYS_MADVISE:
 		return madvise(a, c->len, c->advice) ? -(int64_t)errno : 0;
 	case KSYS_TOUCH:
-		return ksys_touch(c);
+		return ksys_touch(c, NULL);
 	}
 	return -ENOSYS;
 }

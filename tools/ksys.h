@@ -39,6 +39,7 @@ struct kcall {
 	uint64_t touch_max_pages; /* touch: at most this many pages, as the model */
 	int32_t fd;		  /* mmap of a file (not MAP_ANONYMOUS): its fd */
 	uint64_t offset;	  /* and the offset in it, bytes */
+	uint64_t value;		  /* touch write: the k-th page's first 8 bytes get value + k */
 };
 
 /* One VMA as smaps shows it; flags in the kernel's VM_* bits. Pages where
@@ -94,6 +95,10 @@ int ksys_window_free(uint64_t lo, uint64_t hi);
  * userfaultfd with UFFD_FEATURE_SIGBUS raises here, where a handler would
  * be waited for): the address, 0 or -errno. */
 int64_t ksys_call(const struct kcall *c);
+/* A touch (ksys_call's KSYS_TOUCH): each page written with its value (a
+ * store of 8 bytes at its start), or read, what it held going to @seen[k]
+ * for the k-th page (when @seen is not NULL); as ksys_call's result. */
+int64_t ksys_touch(const struct kcall *c, uint64_t *seen);
 /* The VMAs of process @pid (0: this one) meeting [lo, hi), in address order,
  * at most @max: how many, or -1 with a message in @err. With @rest, the
  * figures of every other VMA summed there (the whole file is read; without,

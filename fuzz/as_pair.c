@@ -136,7 +136,7 @@ static void compare_views(struct pair *x, const struct mm_call *c)
 	fprintf(stderr, "--- VMAs of p%u after %s ---\n", c->a.proc, mmf_ops[c->code].name);
 	if (np >= 0 && ns >= 0)
 		as_print_views(stderr, P->name, x->pv, (unsigned)np, S->name, x->sv, (unsigned)ns,
-			       PAIR_FLAGS, MMF_WINDOW_LO);
+			       PAIR_FLAGS, MMF_WINDOW_LO, 0);
 	check_fail(CK_AS_BACKENDS_DIFFER,
 		   "%s and %s hold different VMAs after %s [%#" PRIx64 ", +%#" PRIx64 ")", P->name,
 		   S->name, mmf_ops[c->code].name, c->start, c->len);
@@ -201,6 +201,19 @@ static int pair_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usa
 	return P->vmas(((struct pair *)as)->p, proc, lo, hi, usage, out, max, err, errlen);
 }
 
+/* The primary's pages; the shadow's when the primary has none to show (the
+ * kernel's mm/vma.c has no pages: the calls that make them run on neither). */
+static int pair_pages(void *as, unsigned proc, uint64_t lo, uint64_t hi,
+		      void (*fn)(void *arg, uint64_t addr, uint64_t value), void *arg, char *err,
+		      size_t errlen)
+{
+	struct pair *x = as;
+
+	if (P->pages)
+		return P->pages(x->p, proc, lo, hi, fn, arg, err, errlen);
+	return S->pages(x->s, proc, lo, hi, fn, arg, err, errlen);
+}
+
 static void pair_check(void *as)
 {
 	struct pair *x = as;
@@ -239,5 +252,6 @@ const struct as_backend *as_pair(const struct as_backend *primary, const struct 
 	S = shadow;
 	pair.name = primary->name;
 	pair.absorbs = primary->absorbs;
+	pair.pages = primary->pages || shadow->pages ? pair_pages : NULL;
 	return &pair;
 }

@@ -218,12 +218,10 @@ static int kv_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage
 	}
 	n = kvma_vmas(s->mm, lo, hi, kv_scratch, max < MAXV ? max : MAXV);
 	for (int i = 0; i < n; i++)
-		out[i] = (struct as_vma){kv_scratch[i].start,
-					 kv_scratch[i].end,
-					 kv_scratch[i].flags,
-					 kv_scratch[i].pgoff,
-					 0,
-					 0};
+		out[i] = (struct as_vma){.start = kv_scratch[i].start,
+					 .end = kv_scratch[i].end,
+					 .flags = kv_scratch[i].flags,
+					 .pgoff = kv_scratch[i].pgoff};
 	return n;
 }
 

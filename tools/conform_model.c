@@ -3,9 +3,10 @@
 #include "conform_model.h"
 #include "as_model.h"
 #include "conform_ops.h"
-#include "mm/fault.h"
 #include "mm/page.h"
+#include "mm/rollup.h"
 #include "mm/vma.h"
+#include "runtime/sync.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,39 +21,35 @@ void conform_model_resolve(void *model, const struct prog_desc *d, const struct 
 	}
 }
 
-bool conform_reads_fresh_anon(void *model, const struct mm_call *c)
-{
-	struct mm *mm = ((struct mmf_state *)model)->mm[0];
-	uint64_t start = c->start & ~(PAGE_SIZE - 1), len = c->len;
-
-	if (!mm || c->code != MMF_OP_TOUCH || c->a.access == 1)
-		return false;
-	if (len > (MM_TOUCH_MAX_PAGES << PAGE_SHIFT))
-		len = MM_TOUCH_MAX_PAGES << PAGE_SHIFT;
-	for (uint64_t a = start; a < c->start + len && a >= start; a += PAGE_SIZE) {
-		struct vma *v = mm_vma_at(mm, a);
-
-		if (!v || !(v->flags & VM_ACCESS_FLAGS))
-			return false; /* the touch stops here */
-		if (!v->file && !(v->flags & VM_SHARED) && !mm_pte(mm, a))
-			return true;
-	}
-	return false;
-}
-
 bool conform_hint_refused(void *model, const struct mm_call *c)
 {
-	struct mm *mm = ((struct mmf_state *)model)->mm[0];
+	struct mm *mm = ((struct mmf_state *)model)->mm[c->a.proc % MMF_MAX_PROCS];
 	uint64_t len = (c->len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 	struct vma *v;
+	bool busy;
 
 	if (!mm || c->code != MMF_OP_MMAP || c->a.place != MMF_HINT)
 		return false;
 	if (!c->start || c->start < mm->mmap_min || c->start + len < c->start ||
 	    c->start + len > mm->mmap_max)
 		return true;
+	/* what get_unmapped_area looks at, under the mmap lock as it is */
+	mmap_read_lock(&mm->lock);
 	v = mm_find_vma(mm, c->start);
-	return v && v->start < c->start + len;
+	busy = v && v->start < c->start + len;
+	mmap_read_unlock(&mm->lock);
+	return busy;
+}
+
+/* A hint mapping failed for a reason the kernel's would fail for too: no
+ * such process, or the map count over its limit (do_mmap checks it before
+ * it places anything). */
+static bool hint_failed_alike(void *model, const struct mm_call *c)
+{
+	struct mm *mm = ((struct mmf_state *)model)->mm[c->a.proc % MMF_MAX_PROCS];
+
+	return c->result == -ESRCH ||
+	       (c->result == -ENOMEM && mm && mm->map_count > mm->max_map_count);
 }
 
 bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why, size_t whylen)
@@ -64,7 +61,8 @@ bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why
 		c->result = -ESRCH;
 	}
 	as_model.check(model);
-	if (c->code == MMF_OP_MMAP && c->a.place == MMF_HINT && c->result != (int64_t)c->start) {
+	if (c->code == MMF_OP_MMAP && c->a.place == MMF_HINT && c->result != (int64_t)c->start &&
+	    !hint_failed_alike(model, c)) {
 		char r[64];
 		FILE *f = fmemopen(r, sizeof(r), "w");
 
@@ -75,8 +73,9 @@ bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why
 		}
 		/* conform_hint_refused() should have said so */
 		snprintf(why, whylen,
-			 "operation %u: the model did not place the hint mapping at its hint "
-			 "@0x%" PRIx64 " (it returned %s); the kernel's own placement differs",
+			 "operation %u (mmap hint @0x%" PRIx64
+			 "): the model did not place a hint mapping at its hint (it returned %s); "
+			 "the kernel's own placement differs",
 			 step, conform_pg(c->start), r);
 		return false;
 	}
@@ -86,7 +85,59 @@ bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why
 int conform_model_vmas(void *model, unsigned proc, struct as_vma *out, unsigned max, char *err,
 		       size_t errlen)
 {
-	return as_model.vmas(model, proc, CONFORM_LO, CONFORM_HI, true, out, max, err, errlen);
+	int n = as_model.vmas(model, proc, CONFORM_LO, CONFORM_HI, true, out, max, err, errlen);
+
+	/* smaps' offset column: 0 for anonymous memory (its pgoff is the
+	 * address's page number, which smaps does not show) */
+	for (int i = 0; i < n; i++)
+		if (!out[i].file)
+			out[i].pgoff = 0;
+	return n;
+}
+
+unsigned conform_model_procs(void *model)
+{
+	struct mmf_state *s = model;
+	unsigned m = 0;
+
+	for (unsigned q = 0; q < MMF_MAX_PROCS; q++)
+		m |= (s->mm[q] != NULL) << q;
+	return m;
+}
+
+int conform_model_map_count(void *model, unsigned proc)
+{
+	struct mm *mm = ((struct mmf_state *)model)->mm[proc % MMF_MAX_PROCS];
+
+	return mm ? mm->map_count : -1;
+}
+
+bool conform_model_rollup(void *model, unsigned proc, struct krest *out)
+{
+	struct mmf_state *s = model;
+	struct mm *mm = mmf_get(s, proc);
+	struct rollup r[2];
+
+	if (!mm)
+		return false;
+	/* both readers, each checked against the VMAs' sum (rollup_check) */
+	for (int k = 0; k < 2; k++) {
+		rollup_read(mm, k ? ROLLUP_VMA_LOCK : ROLLUP_MMAP_LOCK, &r[k]);
+		rollup_check(mm, &r[k]);
+	}
+	mmf_put(s, mm);
+	*out = (struct krest){r[0].stats.rss >> 10,
+			      r[0].stats.pss >> (PSS_SHIFT + 10),
+			      r[0].stats.pss_dirty >> (PSS_SHIFT + 10),
+			      r[0].stats.shared_clean >> 10,
+			      r[0].stats.shared_dirty >> 10,
+			      r[0].stats.private_clean >> 10,
+			      r[0].stats.private_dirty >> 10,
+			      r[0].stats.anonymous >> 10,
+			      0};
+	rollup_free(&r[0]);
+	rollup_free(&r[1]);
+	return true;
 }
 
 unsigned conform_model_child(void *model)

@@ -55,6 +55,7 @@ static void put_anon_vma(struct anon_vma *av)
 
 static void avc_link(struct avc *c, struct vma *v, struct anon_vma *av)
 {
+	lock_assert_held_write(&av->root->rwsem);
 	c->vma = v;
 	c->av = av;
 	c->vma_next = v->chain;
@@ -65,6 +66,7 @@ static void avc_link(struct avc *c, struct vma *v, struct anon_vma *av)
 /* Remove @c from its anon_vma's tree; true if the tree became empty. */
 static bool avc_unlink_av(struct avc *c)
 {
+	lock_assert_held_write(&c->av->root->rwsem);
 	itree_remove(&c->av->avcs, &c->av_node);
 	return c->av->avcs.count == 0;
 }
@@ -118,6 +120,7 @@ int anon_vma_prepare(struct vma *v)
 
 	if (v->anon_vma)
 		return 0;
+	mmap_assert_locked(&v->mm->lock); /* __anon_vma_prepare */
 	c = model_alloc(AK_AVC, sizeof(*c));
 	if (!c)
 		return -ENOMEM;

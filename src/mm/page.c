@@ -69,15 +69,24 @@ static void page_put(struct page *p)
 /* Map @p at the slot (which is empty). */
 uint64_t page_map_changes;
 
-static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p, bool write)
+/* The page's own dirty flag (folio_mark_dirty): every mapping's figures. */
+static void page_mark_dirty(struct page *p)
 {
-	*slot = (uintptr_t)p | (write ? 1 : 0);
+	if (p->dirty)
+		return;
+	page_map_changes++;
+	p->dirty = true;
+}
+
+/* Map @p at the slot (which is empty): writable, dirty. */
+static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p, bool write,
+		    bool dirty)
+{
+	*slot = (uintptr_t)p | (write ? PTE_WRITE : 0) | (dirty ? PTE_DIRTY : 0);
 	mm->fault_changes++;
 	mm_note_change(mm, addr, addr + PAGE_SIZE);
 	if (p == &zero_page)
 		return;
-	if (write)
-		p->dirty = true;
 	page_map_changes++;
 	p->mapcount++;
 	p->refcount++;
@@ -91,6 +100,9 @@ static void pte_clear(struct mm *mm, uintptr_t *slot, uint64_t addr)
 {
 	struct page *p = pte_page(*slot);
 
+	/* zap_present_ptes: a file page unmapped dirty stays dirty */
+	if (pte_dirty(*slot) && p != &zero_page && !p->anon_vma)
+		page_mark_dirty(p);
 	*slot = 0;
 	mm->fault_changes++;
 	mm_note_change(mm, addr, addr + PAGE_SIZE);
@@ -131,7 +143,8 @@ static struct page *cache_page(struct file *f, uint64_t index, int *err)
 	}
 	p->file = f;
 	p->index = index;
-	p->refcount = 1; /* the cache's reference */
+	p->val = f->data ? f->data + index : 0; /* read in from the file */
+	p->refcount = 1;			/* the cache's reference */
 	*err = mt_store_range(&f->cache, index, index, p);
 	if (*err) {
 		model_free(AK_PAGE, p);
@@ -140,16 +153,26 @@ static struct page *cache_page(struct file *f, uint64_t index, int *err)
 	return p;
 }
 
-/* A new anonymous page for @v at @addr (the anon_vma exists). */
-static struct page *anon_page(struct vma *v, uint64_t addr)
+/* A new anonymous page for @v at @addr (the anon_vma exists), holding what
+ * @from holds (copy-on-write), or zeros. */
+static struct page *anon_page(struct vma *v, uint64_t addr, const struct page *from)
 {
 	struct page *p = page_alloc();
 
 	if (p) {
 		p->anon_vma = v->anon_vma;
 		p->index = linear_index(v, addr);
+		p->val = from ? from->val : 0;
 	}
 	return p;
+}
+
+/* A file page mapped by a read fault (vm_page_prot): writable in a shared
+ * writable mapping, as shmem wants no write notification unless uffd-wp
+ * does; read-only in a private one. */
+static bool file_pte_writable(const struct vma *v)
+{
+	return (v->flags & (VM_SHARED | VM_WRITE | VM_UFFD_WP)) == (VM_SHARED | VM_WRITE);
 }
 
 /*
@@ -185,8 +208,45 @@ static int fault_around(struct vma *v, uint64_t addr)
 		if (!slot)
 			return err;
 		if (!*slot)
-			pte_set(v->mm, slot, a, p, false);
+			pte_set(v->mm, slot, a, p, file_pte_writable(v), false);
 	}
+	return 0;
+}
+
+/* A fault on a present entry: only a write does something. */
+static int fault_present(struct vma *v, uintptr_t *slot, uint64_t addr, bool write)
+{
+	struct mm *mm = v->mm;
+	struct page *old = pte_page(*slot), *p;
+
+	if (!write)
+		return 0;
+	if (pte_write(*slot)) {
+		/* no fault: the hardware sets the entry's dirty bit */
+		if (!pte_dirty(*slot)) {
+			*slot |= PTE_DIRTY;
+			mm_note_change(mm, addr, addr + PAGE_SIZE);
+		}
+		return 0;
+	}
+	if (v->flags & VM_SHARED) {
+		/* wp_page_shared: writable and dirty in place, the page too */
+		*slot |= PTE_WRITE | PTE_DIRTY;
+		page_mark_dirty(old);
+		mm_note_change(mm, addr, addr + PAGE_SIZE);
+		return 0;
+	}
+	/* copy-on-write, unless the anonymous page is ours alone */
+	if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
+		*slot |= PTE_WRITE | PTE_DIRTY; /* wp_page_reuse */
+		mm_note_change(mm, addr, addr + PAGE_SIZE);
+		return 0;
+	}
+	p = anon_page(v, addr, old);
+	if (!p)
+		return -ENOMEM;
+	pte_clear(mm, slot, addr);
+	pte_set(mm, slot, addr, p, true, true);
 	return 0;
 }
 
@@ -198,12 +258,14 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	struct page *p;
 	int err;
 
+	vma_assert_locked(&v->lock, &mm->lock); /* assert_fault_locked */
 	if (write ? !(v->flags & VM_WRITE) : !(v->flags & VM_ACCESS_FLAGS))
 		return -EFAULT;
 	/* A private write may need the anon_vma: prepare it first, since that
 	 * takes locks (scheduling points); from here on nothing yields, so the
 	 * entry read below cannot change under us. */
-	if (write && !shared) {
+	if ((write && !shared) ||
+	    (!write && !shared && !v->file && mm->forbids_zeropage && !mm_pte(mm, addr))) {
 		err = anon_vma_prepare(v);
 		if (err)
 			return err;
@@ -211,42 +273,22 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	slot = pte_slot(mm, addr, true, &err);
 	if (!slot)
 		return err;
-	if (*slot) {
-		struct page *old = pte_page(*slot);
-
-		if (!write || pte_write(*slot))
-			return 0;
-		if (shared) {
-			*slot |= 1; /* a shared page becomes writable in place */
-			if (!old->dirty)
-				page_map_changes++; /* other mappings' figures change too */
-			old->dirty = true;
-			mm_note_change(mm, addr, addr + PAGE_SIZE);
-			return 0;
-		}
-		/* copy-on-write, unless the anonymous page is ours alone */
-		if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
-			*slot |= 1;
-			return 0;
-		}
-		p = anon_page(v, addr);
-		if (!p)
-			return -ENOMEM;
-		pte_clear(mm, slot, addr);
-		pte_set(mm, slot, addr, p, true);
-		return 0;
-	}
-	if (v->uffd && (v->flags & VM_UFFD_MISSING))
-		return -EAGAIN; /* the userfaultfd handler would supply the page */
+	if (*slot)
+		return fault_present(v, slot, addr, write);
 	if (!v->file) {
-		if (!write) {
-			pte_set(mm, slot, addr, &zero_page, false);
+		if (v->uffd && (v->flags & VM_UFFD_MISSING))
+			return -EAGAIN; /* the userfaultfd handler would supply the page */
+		if (!write && !mm->forbids_zeropage) {
+			pte_set(mm, slot, addr, &zero_page, false, false);
 			return 0;
 		}
-		p = anon_page(v, addr);
+		/* do_anonymous_page: a page of its own, writable and dirty where
+		 * the VMA is writable (a read fault on a forbidding mm too) */
+		p = anon_page(v, addr, NULL);
 		if (!p)
 			return -ENOMEM;
-		pte_set(mm, slot, addr, p, true);
+		pte_set(mm, slot, addr, p, write || (v->flags & VM_WRITE),
+			write || (v->flags & VM_WRITE));
 		return 0;
 	}
 	if (!write && !(v->flags & (VM_UFFD_WP | VM_UFFD_MINOR))) {
@@ -254,17 +296,43 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		if (err)
 			return err;
 	}
+	/* shmem_get_folio_gfp: a page in the cache is a minor fault, one not
+	 * there a missing one, each left to a handler registered for it */
+	if (v->uffd &&
+	    (v->flags &
+	     (mt_load(&v->file->cache, linear_index(v, addr)) ? VM_UFFD_MINOR : VM_UFFD_MISSING)))
+		return -EAGAIN;
 	p = cache_page(v->file, linear_index(v, addr), &err);
 	if (!p)
 		return err;
 	if (write && !shared) {
 		/* a private write to a file page: copy it */
-		p = anon_page(v, addr);
+		p = anon_page(v, addr, p);
 		if (!p)
 			return -ENOMEM;
+	} else if (write) {
+		page_mark_dirty(p); /* do_shared_fault: fault_dirty_shared_page */
 	}
-	pte_set(mm, slot, addr, p, write);
+	pte_set(mm, slot, addr, p, write || file_pte_writable(v), write);
 	return 0;
+}
+
+uint64_t page_data_changes;
+
+bool page_access(struct mm *mm, uint64_t addr, bool write, uint64_t *val)
+{
+	uintptr_t pte = mm_pte(mm, addr);
+	struct page *p = pte_page(pte);
+
+	if (!pte || (write && !pte_write(pte)))
+		return false;
+	if (!write)
+		*val = p->val;
+	else if (p != &zero_page) { /* never mapped writable: it stays zero */
+		p->val = *val;
+		page_data_changes++;
+	}
+	return true;
 }
 
 /*
@@ -290,9 +358,16 @@ void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
 				    ? (unsigned)((end - base + PAGE_SIZE - 1) >> PAGE_SHIFT)
 				    : PT_ENTRIES;
 
-		for (; i < stop; i++)
+		while (i < stop) {
+			/* most blocks are empty: skip them whole */
+			if (!(i & (PT_BLOCK - 1)) && i + PT_BLOCK <= stop && pt_block_empty(t, i)) {
+				i += PT_BLOCK;
+				continue;
+			}
 			if (t->pte[i])
 				fn(mm, &t->pte[i], base + ((uint64_t)i << PAGE_SHIFT), arg);
+			i++;
+		}
 		first = r.first + 1;
 	}
 }
@@ -305,6 +380,7 @@ static void zap_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
 
 void zap_range(struct vma *v, uint64_t start, uint64_t end)
 {
+	mmap_assert_locked(&v->mm->lock);
 	for_each_pte(v->mm, start, end, zap_one, NULL);
 }
 
@@ -313,12 +389,28 @@ static void wrprotect_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *a
 	(void)mm;
 	(void)addr;
 	(void)arg;
-	*slot &= ~(uintptr_t)1;
+	*slot &= ~PTE_WRITE;
 }
 
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end)
 {
+	mmap_assert_write_locked(&mm->lock); /* mprotect's change_protection */
 	for_each_pte(mm, start, end, wrprotect_one, NULL);
+}
+
+static void mkwrite_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	bool only_dirty = *(bool *)arg;
+
+	(void)mm;
+	(void)addr;
+	if (pte_page(*slot) != &zero_page && (!only_dirty || pte_dirty(*slot)))
+		*slot |= PTE_WRITE;
+}
+
+void pte_mkwrite_shared_range(struct mm *mm, uint64_t start, uint64_t end, bool only_dirty)
+{
+	for_each_pte(mm, start, end, mkwrite_one, &only_dirty);
 }
 
 struct copy_ctx {
@@ -330,7 +422,7 @@ static void copy_one(struct mm *src_mm, uintptr_t *slot, uint64_t addr, void *ar
 {
 	struct copy_ctx *cc = arg;
 	struct page *p = pte_page(*slot);
-	bool write = pte_write(*slot);
+	bool write = pte_write(*slot), dirty = pte_dirty(*slot);
 	uintptr_t *dslot;
 
 	if (cc->err)
@@ -340,19 +432,24 @@ static void copy_one(struct mm *src_mm, uintptr_t *slot, uint64_t addr, void *ar
 		return;
 	if (p != &zero_page && p->anon_vma && !(cc->dst->flags & VM_SHARED)) {
 		/* copy-on-write: both sides read-only until the next write */
-		*slot &= ~(uintptr_t)1;
+		*slot &= ~PTE_WRITE;
 		write = false;
 	}
+	if (cc->dst->flags & VM_SHARED)
+		dirty = false; /* copy_present_pte: clean in the child */
 	(void)src_mm;
-	pte_set(cc->dst->mm, dslot, addr, p, write);
+	pte_set(cc->dst->mm, dslot, addr, p, write, dirty);
 }
 
 int copy_ptes(struct vma *dst, struct vma *src)
 {
 	struct copy_ctx cc = {dst, 0};
 
-	/* vma_needs_copy: without an anon_vma the child faults pages in again */
-	if (!src->anon_vma)
+	vma_assert_write_locked(&src->lock, &src->mm->lock); /* copy_page_range */
+	/* vma_needs_copy: without an anon_vma the child faults pages in again,
+	 * unless its VMA is uffd-wp, whose entries carry the protection (found
+	 * by vmafuzz conform: a shared file VMA registered in wp mode) */
+	if (!src->anon_vma && !(dst->flags & VM_UFFD_WP))
 		return 0;
 	for_each_pte(src->mm, src->start, src->end, copy_one, &cc);
 	return cc.err;

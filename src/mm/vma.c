@@ -51,16 +51,23 @@ void vma_free(struct vma *v)
 	call_rcu_free(AK_VMA, v, vma_free_cb);
 }
 
+/* The lookups read the VMA tree: under the mmap lock (find_vma's
+ * mmap_assert_locked) or RCU (the lock-free readers, as the maple tree's
+ * RCU check allows). */
 struct vma *mm_find_vma(struct mm *mm, uint64_t addr)
 {
 	struct mt_range r;
 
+	mmap_assert_rcu_or_locked(&mm->lock);
 	return mt_find(&mm->mt, addr, MT_MAX, &r);
 }
 
 struct vma *mm_vma_at(struct mm *mm, uint64_t addr)
 {
-	struct vma *v = mt_load(&mm->mt, addr);
+	struct vma *v;
+
+	mmap_assert_rcu_or_locked(&mm->lock);
+	v = mt_load(&mm->mt, addr);
 
 	return mt_is_zero(v) ? NULL : v;
 }
@@ -69,6 +76,7 @@ struct vma *vma_prev(struct mm *mm, const struct vma *v)
 {
 	struct mt_range r;
 
+	mmap_assert_rcu_or_locked(&mm->lock);
 	return v->start ? mt_find_prev(&mm->mt, v->start - 1, 0, &r) : NULL;
 }
 
@@ -76,6 +84,7 @@ struct vma *vma_next(struct mm *mm, const struct vma *v)
 {
 	struct mt_range r;
 
+	mmap_assert_rcu_or_locked(&mm->lock);
 	return mt_find(&mm->mt, v->end, MT_MAX, &r);
 }
 
@@ -84,6 +93,7 @@ struct vma *mm_vma_nth(struct mm *mm, unsigned k)
 	struct mt_cursor c;
 	struct vma *v;
 
+	mmap_assert_rcu_or_locked(&mm->lock);
 	mt_cursor_init(&c, &mm->mt, 0);
 	while ((v = mt_cursor_next(&c)))
 		if (k-- == 0)

@@ -17,11 +17,13 @@
 
 int vma_tree_store(struct vma *v)
 {
+	mmap_assert_write_locked(&v->mm->lock); /* vma_iter_store */
 	return mt_store_range(&v->mm->mt, v->start, v->end - 1, v);
 }
 
 void vma_remove(struct vma *v)
 {
+	mmap_assert_write_locked(&v->mm->lock);
 	zap_range(v, v->start, v->end);
 	unlink_anon_vmas(v);
 	vma_unlink_file(v);
@@ -48,6 +50,7 @@ int vma_split_unlimited(struct vma *v, uint64_t addr, bool new_below)
 	int err;
 
 	MODEL_ASSERT(addr > v->start && addr < v->end && !(addr & ~PAGE_MASK));
+	mmap_assert_write_locked(&mm->lock);
 	n = vma_dup(v);
 	if (!n)
 		return -ENOMEM;
@@ -101,27 +104,42 @@ int vma_split(struct vma *v, uint64_t addr, bool new_below)
 	return vma_split_unlimited(v, addr, new_below);
 }
 
-/* is_mergeable_anon_vma: equal, or one side has none and @v's chain is single. */
-static bool anon_mergeable(const struct anon_vma *a, const struct anon_vma *b, const struct vma *v)
+/* A VMA whose anon_vma chain holds more than its own anon_vma: a forked
+ * child's, still sharing its parent's pages (vma_had_uncowed_parents). */
+static bool uncowed(const struct vma *v)
+{
+	return v && v->anon_vma && v->chain && v->chain->vma_next;
+}
+
+/*
+ * is_mergeable_anon_vma (as since Linux 6.16, "fix incorrectly disallowed
+ * anonymous VMA merges"): the same anon_vma; or the range has one and the
+ * neighbour @n none, which will take the range's, unless the range's VMA
+ * has uncowed parents; or @n has one and the range none, which will use
+ * @n's, unless @n has uncowed parents. vmafuzz conform found the last case
+ * (a new mapping next to a forked child's VMA) merging in the model.
+ */
+static bool anon_mergeable(const struct vma *n, const struct merge_range *m)
 {
 #ifdef VMAFUZZ_BUG_merge_anon_mismatch
 	/* the first version of the reuse on fork (2019) let VMAs with
 	 * different anon_vmas merge */
-	(void)a;
-	(void)b;
-	(void)v;
+	(void)n;
+	(void)m;
 	return true;
 #endif
-	if ((!a || !b) && (!v || !v->chain || !v->chain->vma_next))
-		return true;
-	return a == b;
+	if (!n->anon_vma && m->anon_vma)
+		return !uncowed(m->vma);
+	if (n->anon_vma && !m->anon_vma)
+		return !uncowed(n);
+	return n->anon_vma == m->anon_vma;
 }
 
 /* What a range would become: the properties a neighbour must share. */
 static bool same_kind(const struct vma *n, const struct merge_range *m)
 {
 	return !((n->flags ^ m->flags) & ~VM_SOFTDIRTY) && n->file == m->file &&
-	       n->uffd == m->uffd && anon_mergeable(n->anon_vma, m->anon_vma, m->vma);
+	       n->uffd == m->uffd && anon_mergeable(n, m);
 }
 
 static bool can_merge_after(const struct vma *prev, const struct merge_range *m)
@@ -149,6 +167,10 @@ static int take_anon(struct vma *keep, struct vma *gone)
 
 	if (keep->anon_vma || !gone->anon_vma)
 		return 0;
+	/* as vma_merge_existing_range write-locks what it merges before
+	 * dup_anon_vma (which asserts it) */
+	vma_start_write(&keep->lock, &keep->mm->lock);
+	vma_assert_write_locked(&keep->lock, &keep->mm->lock);
 	keep->anon_vma = gone->anon_vma;
 	err = anon_vma_clone(keep, gone);
 	if (err)
@@ -178,6 +200,7 @@ static int expand(struct vma *v, uint64_t start, uint64_t end)
 	uint64_t ostart = v->start, oend = v->end, opgoff = v->pgoff;
 	int err;
 
+	mmap_assert_write_locked(&mm->lock); /* vma_expand */
 	vma_start_write(&v->lock, &mm->lock);
 	if (start < v->start)
 		v->pgoff -= (v->start - start) >> PAGE_SHIFT;
@@ -202,11 +225,14 @@ static int expand(struct vma *v, uint64_t start, uint64_t end)
  */
 struct vma *vma_merge_new_range(struct mm *mm, struct merge_range *m, int *err)
 {
-	struct vma *prev = m->start ? mm_vma_at(mm, m->start - 1) : NULL;
-	struct vma *next = mm_vma_at(mm, m->end);
-	bool left = can_merge_after(prev, m);
-	bool right = can_merge_before(next, m) && (!left || both_ways(prev, next));
+	struct vma *prev, *next;
+	bool left, right;
 
+	mmap_assert_write_locked(&mm->lock);
+	prev = m->start ? mm_vma_at(mm, m->start - 1) : NULL;
+	next = mm_vma_at(mm, m->end);
+	left = can_merge_after(prev, m);
+	right = can_merge_before(next, m) && (!left || both_ways(prev, next));
 	*err = 0;
 	if (left && right) {
 		*err = take_anon(prev, next);
@@ -309,11 +335,13 @@ int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, stru
 	    .uffd = uffd,
 	    .vma = v,
 	};
-	struct vma *prev = start == v->start ? vma_prev(mm, v) : NULL;
-	struct vma *next = end == v->end ? vma_next(mm, v) : NULL;
+	struct vma *prev, *next;
 	bool left, right;
 	int err;
 
+	mmap_assert_write_locked(&mm->lock); /* vma_merge_existing_range */
+	prev = start == v->start ? vma_prev(mm, v) : NULL;
+	next = end == v->end ? vma_next(mm, v) : NULL;
 	*result = v;
 	if (flags == v->flags && uffd == v->uffd)
 		return 0;
@@ -331,6 +359,7 @@ int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, stru
 	if (end < v->end && (err = vma_split(v, end, false)))
 		return err;
 	vma_start_write(&v->lock, &mm->lock);
+	vma_assert_write_locked(&v->lock, &mm->lock); /* vm_flags_reset */
 	v->flags = flags;
 	v->uffd = uffd;
 	return 0;

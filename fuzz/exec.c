@@ -244,7 +244,7 @@ void exec_run(struct exec *x, exec_op_fn op_fn, exec_check_fn check_fn)
  * layers keep from one call to the next, and the model's numbering, start
  * again as at the process's start. tests/stable.sh checks it.
  */
-static void between_programs(void)
+void exec_between_programs(void)
 {
 	rcu_between_programs();
 	mt_scratch_release();
@@ -257,7 +257,7 @@ void exec_end(struct exec *x)
 	current = NULL;
 	check_set_context(NULL, NULL);
 	alloc_fail_disarm();
-	between_programs();
+	exec_between_programs();
 }
 
 void exec_arm(const struct prog_op *op)

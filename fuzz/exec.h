@@ -66,6 +66,8 @@ void exec_interleave_clear(void);
  * of the program behind for the next one: the layers' caches and scratch
  * arrays are freed, the model's numbering starts again. */
 void exec_end(struct exec *x);
+/* That last part alone, for a program run without exec (fuzz_conform). */
+void exec_between_programs(void);
 
 /* Arm allocation failure for the op about to run (fail_at = 0: none). */
 void exec_arm(const struct prog_op *op);

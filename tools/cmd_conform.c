@@ -15,6 +15,7 @@
 #include "conform.h"
 #include "conform_gen.h"
 #include "conform_ops.h"
+#include "conform_probe.h"
 #include "conform_run.h"
 #include "mm_ops.h"
 #include "replay.h"
@@ -223,46 +224,10 @@ static bool cmdline_has(const char *w)
 	return false;
 }
 
-/*
- * Whether this kernel maps the zero page on a read fault of private
- * anonymous memory: one page mapped, read and looked at in smaps. 1 yes,
- * 0 no, -1 after a message on stderr.
- */
-static int probe_zero_page(void)
-{
-	struct mm_call c = {.code = MMF_OP_MMAP, .start = CONFORM_LO, .len = KSYS_PAGE};
-	struct as_vma v[4];
-	char err[256] = "";
-	void *live = as_live.open(err, sizeof(err));
-	int res = -1;
-
-	if (!live) {
-		fprintf(stderr, "vmafuzz conform: %s\n", err);
-		return -1;
-	}
-	c.a.prot = 3;
-	c.a.kind = MMF_PRIVATE_ANON;
-	c.a.place = MMF_FIXED;
-	as_live.call(live, &c);
-	if (c.result == (int64_t)CONFORM_LO) {
-		c.code = MMF_OP_TOUCH;
-		c.a.access = 0;
-		as_live.call(live, &c);
-		if (c.result == 0 && as_live.vmas(live, 0, CONFORM_LO, CONFORM_HI, true, v, 4, err,
-						  sizeof(err)) == 1)
-			res = v[0].rss == 0;
-	}
-	if (res < 0)
-		fprintf(stderr, "vmafuzz conform: the zero-page probe failed%s%s\n",
-			*err ? ": " : "", err);
-	as_live.close(live);
-	return res;
-}
-
 /* Probe, tell the model, say so. False when the probe failed. */
 static bool zero_page(struct opts *o)
 {
-	int zero = probe_zero_page();
+	int zero = conform_probe_zero_page();
 
 	if (zero < 0)
 		return false;

@@ -24,6 +24,15 @@
 
 extern const struct as_backend as_live;
 
+/*
+ * How p0's real process is made: by default forked from this process; with
+ * a spawner (fuzz_conform's server, conform_zygote.h), by it. A spawner
+ * starts a process serving kserver_main(the other end of *@sock, lo, hi,
+ * file_size) and returns its pid, or -errno. NULL: the default again.
+ */
+typedef pid_t (*as_live_spawner)(uint64_t lo, uint64_t hi, uint64_t file_size, int *sock);
+void as_live_spawn_with(as_live_spawner fn);
+
 /* Before a fork's call: the model process its child became; MMF_MAX_PROCS
  * when the model made none (its process table was full): then no real fork
  * is made and it answers -EAGAIN, as a process limit would. */

@@ -142,11 +142,41 @@ static int pidfd_of(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
+static as_live_spawner spawner;
+
+void as_live_spawn_with(as_live_spawner fn)
+{
+	spawner = fn;
+}
+
+/* p0 forked from this process (the spawner's job when there is one). */
+static pid_t fork_p0(uint64_t lo, uint64_t hi, uint64_t file_size, int *sock)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		kserver_main(sv[1], lo, hi, file_size);
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		pid = -errno;
+		close(sv[0]);
+	}
+	*sock = sv[0];
+	return pid;
+}
+
 static void *live_open(char *err, size_t errlen)
 {
 	struct live *l = calloc(1, sizeof(*l));
 	struct krep rep = {0};
-	int sv[2], fds[MMF_FDS];
+	int sock = -1, fds[MMF_FDS];
 	unsigned n;
 	pid_t pid;
 
@@ -155,28 +185,22 @@ static void *live_open(char *err, size_t errlen)
 		return NULL;
 	}
 	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
-		forget(&l->p[i]);
+		l->p[i] = (struct rproc){0, -1, -1, false}; /* (forget() would close fd 0) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	signal(SIGPIPE, SIG_IGN);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
-		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+	pid = (spawner ? spawner : fork_p0)(LIVE_LO, LIVE_HI, LIVE_FILE_SIZE, &sock);
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start p0: %s", strerror((int)-pid));
 		free(l);
 		return NULL;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		close(sv[0]);
-		kserver_main(sv[1], LIVE_LO, LIVE_HI, LIVE_FILE_SIZE);
-	}
-	close(sv[1]);
-	l->p[0] = (struct rproc){pid, pid > 0 ? pidfd_of(pid) : -1, sv[0], false};
-	if (pid < 0 || l->p[0].pidfd < 0 || wait_reply(&l->p[0], NULL, 0) != 1 ||
-	    kmsg_recv(sv[0], &rep, sizeof(rep), fds, &n) != 1 || rep.result) {
-		int64_t e = pid < 0 ? -1 : -rep.result;
+	l->p[0] = (struct rproc){pid, pidfd_of(pid), sock, false};
+	if (l->p[0].pidfd < 0 || wait_reply(&l->p[0], NULL, 0) != 1 ||
+	    kmsg_recv(sock, &rep, sizeof(rep), fds, &n) != 1 || rep.result) {
+		int64_t e = -rep.result;
 
-		if (pid < 0 || l->p[0].pidfd < 0)
-			snprintf(err, errlen, "fork or pidfd_open: %s", strerror(errno));
+		if (l->p[0].pidfd < 0)
+			snprintf(err, errlen, "pidfd_open: %s", strerror(errno));
 		else if (e >= 2000 && e < 3000)
 			snprintf(err, errlen,
 				 "the window %#" PRIx64 "-%#" PRIx64
@@ -189,8 +213,7 @@ static void *live_open(char *err, size_t errlen)
 		else
 			snprintf(err, errlen, "the real process died before it started");
 		forget(&l->p[0]);
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
+		waitpid(pid, NULL, 0); /* (not ours when a spawner made it) */
 		free(l);
 		return NULL;
 	}

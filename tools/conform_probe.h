@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What vmafuzz conform and fuzz_conform ask of this kernel before they run
+ * anything: whether a read fault of private anonymous memory maps the zero
+ * page (most kernels) or allocates a page (a PVM guest booted with
+ * pvm_no_zero_page=1); the model is then told to do the same.
+ */
+#ifndef VMAFUZZ_CONFORM_PROBE_H
+#define VMAFUZZ_CONFORM_PROBE_H
+
+/* One page mapped in a real process (as_live), read, and looked at in its
+ * smaps: 1 the zero page, 0 a page, -1 after a message on stderr. */
+int conform_probe_zero_page(void);
+
+#endif

@@ -518,8 +518,10 @@ static int live_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usa
 	return n;
 }
 
-/* /proc/PID/smaps_rollup's figures (kB); false (errno) when unreadable. */
-static bool read_rollup(pid_t pid, struct krest *r)
+/* /proc/PID/smaps_rollup's figures (kB); false (@err says why) when
+ * unreadable. (Read and parsed by hand: under fuzz_conform's engine every
+ * strncmp would be traced.) */
+static bool read_rollup(pid_t pid, struct krest *r, char *err, size_t errlen)
 {
 	static const struct {
 		const char *name;
@@ -534,23 +536,36 @@ static bool read_rollup(pid_t pid, struct krest *r)
 	    {"Private_Dirty:", offsetof(struct krest, private_dirty)},
 	    {"Anonymous:", offsetof(struct krest, anon)},
 	};
-	char path[64], line[256];
-	FILE *f;
+	char path[64], buf[4096];
+	ssize_t n = 0, got = 0;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	while (fd >= 0 && (got = read(fd, buf + n, sizeof(buf) - 1 - (size_t)n)) != 0)
+		if (got > 0)
+			n += got;
+		else if (errno != EINTR)
+			break;
+	if (fd < 0 || got < 0) {
+		snprintf(err, errlen, "cannot read smaps_rollup of %d: %s", (int)pid,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return false;
+	}
+	close(fd);
+	buf[n] = 0;
 	memset(r, 0, sizeof(*r));
-	while (fgets(line, sizeof(line), f))
+	for (const char *line = buf; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
 		for (unsigned i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-			size_t n = strlen(fields[i].name);
+			const char *a = line, *b = fields[i].name;
 
-			if (!strncmp(line, fields[i].name, n))
-				*(uint64_t *)((char *)r + fields[i].off) =
-				    strtoull(line + n, NULL, 10);
+			while (*b && *a == *b)
+				a++, b++;
+			if (!*b)
+				*(uint64_t *)((char *)r + fields[i].off) = strtoull(a, NULL, 10);
 		}
-	fclose(f);
 	return true;
 }
 
@@ -559,7 +574,7 @@ int as_live_rollup(void *as, unsigned proc, struct krest *win, char *err, size_t
 	static struct kvma kv[LIVE_VMAS];
 	struct live *l = as;
 	struct rproc *r = &l->p[proc % MMF_MAX_PROCS];
-	struct krest a, b, roll;
+	struct krest a, roll, again;
 
 	if (r->pid <= 0) {
 		snprintf(err, errlen, "no real process p%u", proc);
@@ -570,19 +585,16 @@ int as_live_rollup(void *as, unsigned proc, struct krest *win, char *err, size_t
 			 proc);
 		return 0;
 	}
-	/* the VMAs outside may change meanwhile (pages shared with other
-	 * processes): until two reads around the rollup agree */
+	/* the VMAs outside may change meanwhile (pages shared with a process
+	 * just forked, which runs on until it waits): until the rollup read
+	 * before and after smaps agrees (any such change moves its totals; a
+	 * rollup costs a third of a whole smaps) */
 	for (unsigned tries = 0; tries < 8; tries++) {
-		if (ksys_vmas(r->pid, LIVE_LO, LIVE_HI, kv, LIVE_VMAS, &a, err, errlen) < 0)
+		if (!read_rollup(r->pid, &roll, err, errlen) ||
+		    ksys_vmas(r->pid, LIVE_LO, LIVE_HI, kv, LIVE_VMAS, &a, err, errlen) < 0 ||
+		    !read_rollup(r->pid, &again, err, errlen))
 			return -1;
-		if (!read_rollup(r->pid, &roll)) {
-			snprintf(err, errlen, "cannot read smaps_rollup of %d: %s", (int)r->pid,
-				 strerror(errno));
-			return -1;
-		}
-		if (ksys_vmas(r->pid, LIVE_LO, LIVE_HI, kv, LIVE_VMAS, &b, err, errlen) < 0)
-			return -1;
-		if (memcmp(&a, &b, sizeof(a)))
+		if (memcmp(&roll, &again, sizeof(roll)))
 			continue;
 		*win = (struct krest){roll.rss - a.rss,
 				      roll.pss - a.pss,

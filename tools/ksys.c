@@ -204,6 +204,16 @@ static bool ksys_flush(struct ksys_reader *r)
 	return true;
 }
 
+/* What follows @prefix at the start of @s, or NULL. (Not strncmp: under a
+ * fuzzing engine every call of it is traced, and smaps has many lines.) */
+static const char *ksys_after(const char *s, const char *prefix)
+{
+	while (*prefix)
+		if (*s++ != *prefix++)
+			return NULL;
+	return s;
+}
+
 /* One line of smaps: 1 go on, 0 done (past the window, no rest wanted),
  * -1 no room. */
 static int ksys_line(struct ksys_reader *r, const char *line)
@@ -223,6 +233,7 @@ static int ksys_line(struct ksys_reader *r, const char *line)
 	    {"Anonymous:", offsetof(struct kvma, anon), true},
 	};
 	uint64_t start, end, offset;
+	const char *rest;
 	char perm[5];
 
 	if (ksys_vma_header(line, &start, &end, perm, &offset)) {
@@ -243,15 +254,13 @@ static int ksys_line(struct ksys_reader *r, const char *line)
 	}
 	if (!r->any)
 		return 1;
-	if (!strncmp(line, "VmFlags:", 8)) {
-		r->cur.flags |= ksys_vm_flags(line + 8);
+	if ((rest = ksys_after(line, "VmFlags:"))) {
+		r->cur.flags |= ksys_vm_flags(rest);
 		return 1;
 	}
 	for (unsigned i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		size_t n = strlen(fields[i].name);
-
-		if (!strncmp(line, fields[i].name, n)) {
-			uint64_t kb = strtoull(line + n, NULL, 10);
+		if ((rest = ksys_after(line, fields[i].name))) {
+			uint64_t kb = strtoull(rest, NULL, 10);
 
 			*(uint64_t *)((char *)&r->cur + fields[i].off) =
 			    fields[i].pages ? kb / (KSYS_PAGE / 1024) : kb;

@@ -547,6 +547,9 @@ FORCE:
 # A failed compile must not leave a truncated object behind.
 .DELETE_ON_ERROR:
 
+# fuzz_conform, the model against this machine's kernel (tools/fuzz_conform.mk).
+include tools/fuzz_conform.mk
+
 # The kernel backend (kernel/kernel.mk): rules only for its goals (make kernel ...).
 # The vma backend's goals (kernel/vma.mk) are kernel goals too.
 KERNEL_GOALS += kernel-vma%

@@ -22,6 +22,8 @@
 #                                   lib/maple_tree.c) in out/kernel/, from $KSRC or Debian's
 #                                   linux-source-6.12 (installed as root); docs/kernel.md
 #   ./build.sh fuzz kfuzz_mtree ... fuzz a kernel target (seeds: its model twin's)
+#   ./build.sh fuzz fuzz_conform .. fuzz_mm's programs in the model and on this kernel;
+#                                   a difference is a crash (README)
 #   ./build.sh bugs [NAME...] [--seconds S] [--runs R] [--csv]
 #                                   the known-bug suite (bugs/README.md): fuzz each
 #                                   planted bug from the seeds, time to detection
@@ -79,7 +81,16 @@ kernel_targets() {
 # The model target whose programs a kernel target runs (its "vmafuzz-twin:"
 # line): its seeds, dictionary and mutator are the kernel target's.
 kernel_twin() {
-	sed -n 's|^/\* vmafuzz-twin: \([a-z_]*\).*|\1|p' "kernel/$1.c" | head -n 1
+	sed -n 's|^/\* vmafuzz-twin: \([a-z_]*\).*|\1|p' "${2:-kernel}/$1.c" | head -n 1
+}
+
+# The targets that run programs on this machine's kernel too (tools/fuzz_*.c:
+# fuzz_conform, tools/fuzz_conform.mk), built under libFuzzer only.
+live_targets() {
+	local f
+	for f in tools/fuzz_*.c; do
+		[ -e "$f" ] && basename "$f" .c
+	done
 }
 
 # Files of a folder, not counting dotfiles (a crash folder's .builds) or
@@ -273,9 +284,11 @@ fuzz_usage() {
 	usage: ./build.sh fuzz [--bug NAME...] [--afl|--plain] [--jobs N] [--seeds DIR]
 	                       [TARGET] [SECONDS] [-- ENGINE FLAGS...]
 
-	Builds TARGET (default fuzz_mm; a kernel target such as kfuzz_mtree
-	fuzzes from its model twin's seeds) and fuzzes it for SECONDS (default
-	600) from out/corpus/<target>, the corpus growing in out/work/<target>/.
+	Builds TARGET (default fuzz_mm; a kernel target such as kfuzz_mtree,
+	and fuzz_conform, which runs fuzz_mm's programs on this machine's kernel
+	too, fuzz from their model twin's seeds) and fuzzes it for SECONDS
+	(default 600) from out/corpus/<target>, the corpus growing in
+	out/work/<target>/.
 	  --bug NAME  the build with planted bug NAME (make list-bugs; again
 	              for more than one): out/bugs/NAME/, its replay build too
 	  --seeds DIR start from DIR's inputs, not out/corpus/<target>
@@ -455,9 +468,17 @@ fuzz() {
 			echo "build.sh fuzz: $target runs with the structure-aware mutator only (no --plain)" >&2
 			exit 2
 		fi
+	elif [ -e "tools/$target.c" ]; then
+		# fuzz_conform: its twin's programs, in the model and on this kernel
+		twin=$(kernel_twin "$target" tools)
+		if [ "$use_afl" = 1 ] || [ "$plain" = 1 ] || [ -n "$bug" ] || [ "$jobs" -gt 1 ]; then
+			echo "build.sh fuzz: $target runs under libFuzzer, one worker, with the" \
+				"structure-aware mutator only (no --afl, --plain, --bug or --jobs)" >&2
+			exit 2
+		fi
 	elif [ ! -e "fuzz/$target.c" ]; then
 		echo "build.sh: unknown target '$target' (have: $(targets | paste -sd' ' -)" \
-			"$(kernel_targets | paste -sd' ' -))" >&2
+			"$(live_targets | paste -sd' ' -) $(kernel_targets | paste -sd' ' -))" >&2
 		exit 2
 	fi
 
@@ -568,7 +589,12 @@ fuzz() {
 		grep -E '^vmafuzz: (invariant|model assertion)|ERROR: (AddressSanitizer|libFuzzer)|runtime error:|^SUMMARY:|Test unit written to' \
 			"$log" | head -n 8 | sed 's/^/   | /' || true
 	fi
-	if [ "$crashes" -gt 0 ]; then
+	if [ -e "tools/$target.c" ]; then
+		# what its inputs were: how many ran for real, how many were refused
+		grep -E '^fuzz_conform: ' "$log" | tail -n 8 | sed 's/^fuzz_conform: /   /' || true
+		[ "$crashes" -gt 0 ] && echo "   again:   out/vmafuzz conform FILE   (a crash is a" \
+			"fuzz_mm program; both views side by side)"
+	elif [ "$crashes" -gt 0 ]; then
 		echo "   triage:  out/vmafuzz triage $work/crashes   (each crash with the replay" \
 			"driver of the build that found it)"
 	fi

@@ -36,6 +36,10 @@ extern const struct fuzz_target fuzz_mtree_target;
 extern const struct fuzz_target kfuzz_mtree_target;
 extern const struct fuzz_target kfuzz_vma_target;
 
+/* in fuzz_conform's binaries only (tools/fuzz_conform.c: the model against
+ * this machine's kernel; built by tools/fuzz_conform.mk) */
+extern const struct fuzz_target fuzz_conform_target;
+
 /* Every target of the model, NULL-terminated. */
 extern const struct fuzz_target *const fuzz_targets[];
 /* The kernel targets by name (run NULL: they run in their own drivers). */

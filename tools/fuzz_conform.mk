@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+# fuzz_conform (tools/fuzz_conform.c): fuzz_mm's programs in the model and
+# for real on this machine's kernel, under libFuzzer. Included by the
+# Makefile; `make libfuzzer` builds it.
+#
+# The target lives in tools/ because it runs conform's code (conform_run,
+# the live backend, the real processes' server), which sits above fuzz/.
+# Its engine entry is fuzz/main_engine.c, as for every target; the conform
+# sources are compiled in the engine's flavor beside the model and harness.
+# Its server out/conform-server (conform_zygote.h), which forks each
+# input's first real process, is built without sanitizers (tool flavor) so
+# that the real processes stay small.
+
+FUZZ_CONFORM_SRCS   := tools/fuzz_conform.c tools/conform_run.c tools/conform_kernel.c \
+		       tools/conform_model.c tools/conform_ops.c tools/conform_server.c \
+		       tools/conform_zygote.c tools/conform_probe.c tools/ksys.c
+CONFORM_SERVER_SRCS := tools/server/main.c tools/conform_zygote.c tools/conform_server.c \
+		       tools/ksys.c
+FUZZ_CONFORM        := $(OUTDIR)/libfuzzer/fuzz_conform
+CONFORM_SERVER      := $(OUTDIR)/conform-server
+
+# No comparison tracing in them (as in the model, Makefile's NOCMP_SRCS):
+# they compare what the run produced, never the program's bytes.
+NOCMP_SRCS += $(FUZZ_CONFORM_SRCS)
+$(call objs,libfuzzer,$(FUZZ_CONFORM_SRCS)): private FLAGS_libfuzzer += $(NOCMP_FLAGS)
+
+.PHONY: fuzz_conform
+fuzz_conform: $(FUZZ_CONFORM) $(CONFORM_SERVER)
+libfuzzer: fuzz_conform
+gcc-check: $(OBJDIR)/gcc-check/bin/conform-server
+
+$(FUZZ_CONFORM): $(OBJDIR)/libfuzzer/engine/fuzz_conform.o \
+		$(call objs,libfuzzer,$(LIB_SRCS) $(FUZZ_CONFORM_SRCS)) | $(CONFORM_SERVER)
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_libfuzzer) $(LINK_libfuzzer) $(filter %.o,$^) $(LDLIBS) -o $@
+
+$(CONFORM_SERVER): $(call objs,tool,$(CONFORM_SERVER_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_tool) $(LINK_tool) $^ $(LDLIBS) -o $@
+
+$(OBJDIR)/gcc-check/bin/conform-server: $(call objs,gcc-check,$(CONFORM_SERVER_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_gcc-check) $^ $(LDLIBS) -o $@

@@ -71,6 +71,9 @@ sleep 1
 left=$(pgrep -f "^$T/conform-server" || true)
 [ -z "$left" ] && ok || bad "server processes left: $left"
 
+# vmafuzz list names it
+expect 0 '^fuzz_conform +fuzz_mm.s programs on t0 in the model and for real' "$V" list
+
 # bad usage
 expect 2 "VMAFUZZ_CONFORM_SELFTEST takes flip-wf, .* not 'bogus'" \
 	env VMAFUZZ_CONFORM_SELFTEST=bogus "$F" -runs=1 "$T/seeds"

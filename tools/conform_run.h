@@ -29,6 +29,7 @@ struct conform_opts {
 	bool flip_pgoff;   /* --selftest-flip-child-pgoff: their offset column off by one */
 	bool flip_data;	   /* --selftest-flip-child-data: their pages' data off by one */
 	bool no_rollup;	   /* --no-rollup: smaps_rollup not compared */
+	bool rollup_last;  /* smaps_rollup compared after the last operation only */
 	bool no_zero_page; /* the model forbids the zero page (the probe, or forced) */
 };
 

@@ -184,7 +184,8 @@ static void setup(void)
 	one_cpu();
 	server_path(path, sizeof(path));
 	if (conform_zygote_start(path, err, sizeof(err)))
-		unusable("%s (make tool builds it; VMAFUZZ_CONFORM_SERVER names another)", err);
+		unusable("%s (make fuzz_conform builds it; VMAFUZZ_CONFORM_SERVER names another)",
+			 err);
 	as_live_spawn_with(conform_zygote_spawn);
 	zero = conform_probe_zero_page();
 	if (zero < 0)

@@ -29,10 +29,11 @@ const char *as_vma_str(const struct as_vma *v, uint64_t base, char *buf, size_t 
 	unsigned kb = (1u << MMF_PAGE_SHIFT) / 1024;
 
 	snprintf(buf, len,
-		 "@0x%" PRIx64 "-0x%" PRIx64 " %s %s %s %s rss %" PRIu64 "k anon %" PRIu64 "k",
+		 "@0x%" PRIx64 "-0x%" PRIx64 " %s %s %s %s%s%s rss %" PRIu64 "k anon %" PRIu64 "k",
 		 (v->start - base) >> MMF_PAGE_SHIFT, (v->end - base) >> MMF_PAGE_SHIFT, perm,
 		 v->flags & AS_VM_ACCOUNT ? "ac" : "--", v->flags & AS_VM_DONTCOPY ? "dc" : "--",
-		 v->flags & AS_VM_WIPEONFORK ? "wf" : "--", v->rss * kb, v->anon * kb);
+		 v->flags & AS_VM_WIPEONFORK ? "wf" : "--", v->flags & AS_VM_LOCKED ? " lo" : "",
+		 v->flags & AS_VM_LOCKONFAULT ? " lf" : "", v->rss * kb, v->anon * kb);
 	return buf;
 }
 

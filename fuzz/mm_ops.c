@@ -11,19 +11,29 @@
 #define K_MAP_FIXED 0x10
 #define K_MAP_ANONYMOUS 0x20
 #define K_MAP_FIXED_NOREPLACE 0x100000
+#define K_MAP_LOCKED 0x2000
+#define K_MAP_POPULATE 0x8000
 
 const char *const mmf_prot_names[] = {"r", "w", "x", NULL};
+/* mmap's: prot, then the flags MAP_POPULATE and MAP_LOCKED */
+const char *const mmf_mmap_prot_names[] = {"r", "w", "x", "populate", "locked", NULL};
 const char *const mmf_kind_names[] = {"private", "shared", "private_file", "shared_file", NULL};
 const char *const mmf_place_names[] = {"fixed", "noreplace", "hint", NULL};
 const char *const mmf_advice_names[] = {"dontneed",   "dontfork",   "dofork",
 					"wipeonfork", "keeponfork", NULL};
 const char *const mmf_access_names[] = {"read", "write", NULL};
 const char *const mmf_uffd_mode_names[] = {"missing", "wp", "minor", NULL};
-const char *const mmf_uffd_feature_names[] = {"nofork", "fork", NULL};
+const char *const mmf_uffd_feature_names[] = {"nofork", "fork", "remap", "fork_remap", NULL};
 const char *const mmf_algo_names[] = {"tree", "append", NULL};
 const char *const mmf_policy_names[] = {"current", "reuse", NULL};
 const char *const mmf_diff_names[] = {"nodiff", "diff", NULL};
 const char *const mmf_reader_names[] = {"mmap", "vma", NULL};
+/* MREMAP_MAYMOVE, MREMAP_FIXED and MREMAP_DONTUNMAP are bits 0, 1 and 2 */
+const char *const mmf_remap_flag_names[] = {"maymove", "fixed", "dontunmap", NULL};
+const char *const mmf_remap_to_names[] = {"at_gap", "at_vma", "up", "down", NULL};
+const char *const mmf_lock_names[] = {"lock", "onfault", NULL};
+/* MCL_CURRENT, MCL_FUTURE and MCL_ONFAULT are bits 0, 1 and 2 */
+const char *const mmf_mcl_names[] = {"current", "future", "onfault", NULL};
 
 const struct prog_opdesc mmf_ops[MMF_NOPS] = {MMF_OPDESCS};
 
@@ -31,6 +41,11 @@ int mmf_prot(uint8_t prot)
 {
 	return (prot & 1 ? K_PROT_READ : 0) | (prot & 2 ? K_PROT_WRITE : 0) |
 	       (prot & 4 ? K_PROT_EXEC : 0);
+}
+
+bool mmf_populates(const struct mm_args *a)
+{
+	return a->prot & (MMF_MAP_POPULATE | MMF_MAP_LOCKED);
 }
 
 int mmf_mmap_flags(const struct mm_args *a)
@@ -44,6 +59,10 @@ int mmf_mmap_flags(const struct mm_args *a)
 		flags |= K_MAP_FIXED;
 	else if (a->place == MMF_NOREPLACE)
 		flags |= K_MAP_FIXED_NOREPLACE;
+	if (a->prot & MMF_MAP_POPULATE)
+		flags |= K_MAP_POPULATE;
+	if (a->prot & MMF_MAP_LOCKED)
+		flags |= K_MAP_LOCKED;
 	return flags;
 }
 

@@ -191,6 +191,8 @@ static const char *kv_refuses(void *as, const struct mm_call *c)
 	case MMF_OP_MMAP:
 		if (c->a.kind != MMF_PRIVATE_ANON && c->a.kind != MMF_SHARED_ANON)
 			return "no files in the kernel's VMA stubs (anonymous memory only)";
+		if (mmf_populates(&c->a))
+			return "the kernel's VMA stubs have no pages to populate or lock";
 		return NULL;
 	case MMF_OP_MUNMAP:
 	case MMF_OP_MPROTECT:

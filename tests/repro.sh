@@ -20,12 +20,13 @@ declare -A SKIP=(
 	[exec_layout]='operation 0 .*: file mappings do not run for real'
 	[files_cow]='operation 0 .*: file mappings do not run for real'
 	[fork_exit]='operation 10 .*: file mappings do not run for real'
-	[map_limit]='operation 2 \(map_limit .*\): only mmap, munmap, mprotect, madvise, touch and fork run for real'
+	[mremap_moves]='operation 7 \(uffd_create p0 nofork\): only mmap, munmap, .*, touch and fork run for real'
+	[map_limit]='operation 2 \(map_limit .*\): only mmap, munmap, .*, touch and fork run for real'
 	[placement]='operation 4 .*: the model will not place this hint mapping at its hint'
 	[rollup]='operation 4 .*: file mappings do not run for real'
 	[threads_faults]='operation 1 \(t1: .*\): only thread t0 runs for real'
 	[uprobe]='operation 0 .*: file mappings do not run for real'
-	[userfaultfd]='operation 2 \(uffd_create .*\): only mmap, munmap, mprotect, madvise, touch and fork run for real'
+	[userfaultfd]='operation 2 \(uffd_create .*\): only mmap, munmap, .*, touch and fork run for real'
 )
 
 # build NAME: $T/NAME.c compiled alone into $T/NAME

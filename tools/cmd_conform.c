@@ -58,10 +58,10 @@ static const char *skip_reason(void *model, const struct mm_call *c, const struc
 	if (o->no_zero_page && !o->read_faults && conform_reads_fresh_anon(model, c))
 		return "a read fault on private anonymous memory: this kernel allocates a page "
 		       "there instead of mapping the zero page as the model does";
-	if (conform_hint_refused(model, c))
-		return "the model will not place this hint mapping at its hint; the kernel's own "
-		       "placement differs";
-	return NULL;
+	if (o->no_zero_page && !o->read_faults && conform_populates_fresh_anon(model, c))
+		return "populates private anonymous memory with read faults: this kernel "
+		       "allocates pages there instead of mapping the zero page as the model does";
+	return conform_model_skip(model, c);
 }
 
 /* For an invariant failure inside the model: the program and the state. */
@@ -382,16 +382,40 @@ static void gen_range(struct prng *g, unsigned spread, struct range_spec *out, b
 	*out = rs;
 }
 
+/* mremap's arguments: a new length near the old one, flags mostly valid,
+ * a new address near the old range or at a gap or VMA. */
+static void gen_mremap(struct prng *g, struct mm_args *a)
+{
+	static const uint8_t flags[] = {0, 1, 1, 3, 3, 3, 5, 7, 7, 2, 4, 6};
+	unsigned x = (unsigned)prng_below(g, 100);
+
+	a->remap_flags = flags[prng_below(g, sizeof(flags))];
+	a->n = (uint8_t)(x < 10 ? 0 : 1 + prng_below(g, x < 80 ? 16 : 40));
+	a->to = (uint8_t)prng_below(g, 4);
+	a->k = (uint8_t)prng_below(g, a->to < MMF_TO_UP ? 6 : 32);
+}
+
+static unsigned gen_code(struct prng *g, bool first)
+{
+	unsigned x = first ? 0 : (unsigned)prng_below(g, 100);
+
+	return x < 25	? MMF_OP_MMAP
+	       : x < 33 ? MMF_OP_MUNMAP
+	       : x < 46 ? MMF_OP_MPROTECT
+	       : x < 60 ? MMF_OP_MADVISE
+	       : x < 75 ? MMF_OP_TOUCH
+	       : x < 85 ? MMF_OP_MREMAP
+	       : x < 89 ? MMF_OP_MLOCK
+	       : x < 92 ? MMF_OP_MUNLOCK
+	       : x < 94 ? MMF_OP_MLOCKALL
+	       : x < 95 ? MMF_OP_MUNLOCKALL
+			: MMF_OP_FORK;
+}
+
 static void gen_op(struct regen *r, bool first, struct prog_op *op)
 {
 	struct prng *g = &r->g;
-	unsigned x = first ? 0 : (unsigned)prng_below(g, 100);
-	unsigned code = x < 30	 ? MMF_OP_MMAP
-			: x < 40 ? MMF_OP_MUNMAP
-			: x < 58 ? MMF_OP_MPROTECT
-			: x < 77 ? MMF_OP_MADVISE
-			: x < 95 ? MMF_OP_TOUCH
-				 : MMF_OP_FORK;
+	unsigned code = gen_code(g, first), x;
 	struct mm_args a;
 
 	memset(op, 0, sizeof(*op));
@@ -413,6 +437,15 @@ static void gen_op(struct regen *r, bool first, struct prog_op *op)
 		break;
 	case MMF_OP_TOUCH:
 		a.access = (uint8_t)prng_below(g, 2);
+		break;
+	case MMF_OP_MREMAP:
+		gen_mremap(g, &a);
+		break;
+	case MMF_OP_MLOCK:
+		a.lock = (uint8_t)prng_below(g, 2);
+		break;
+	case MMF_OP_MLOCKALL:
+		a.mcl = (uint8_t)prng_below(g, 8); /* 0 and onfault alone: -EINVAL */
 		break;
 	case MMF_OP_FORK:
 		/* either algorithm, sometimes both compared; the current policy */

@@ -279,7 +279,8 @@ void kproc_stop(struct kproc *k)
 _Static_assert(KVM_READ == AS_VM_READ && KVM_WRITE == AS_VM_WRITE && KVM_EXEC == AS_VM_EXEC &&
 		   KVM_SHARED == AS_VM_SHARED && KVM_MAYSHARE == AS_VM_MAYSHARE &&
 		   KVM_DONTCOPY == AS_VM_DONTCOPY && KVM_ACCOUNT == AS_VM_ACCOUNT &&
-		   KVM_WIPEONFORK == AS_VM_WIPEONFORK,
+		   KVM_WIPEONFORK == AS_VM_WIPEONFORK && KVM_LOCKED == AS_VM_LOCKED &&
+		   KVM_LOCKONFAULT == AS_VM_LOCKONFAULT,
 	       "ksys.h's VM bits are as_backend.h's");
 
 struct live {
@@ -345,6 +346,11 @@ static const char *live_refuses(void *as, const struct mm_call *c)
 	case MMF_OP_MPROTECT:
 	case MMF_OP_MADVISE:
 	case MMF_OP_TOUCH:
+	case MMF_OP_MREMAP:
+	case MMF_OP_MLOCK:
+	case MMF_OP_MUNLOCK:
+	case MMF_OP_MLOCKALL:
+	case MMF_OP_MUNLOCKALL:
 		break;
 	case MMF_OP_FORK:
 		if (c->a.policy)
@@ -355,7 +361,7 @@ static const char *live_refuses(void *as, const struct mm_call *c)
 			return "only a forked process exits for real";
 		return NULL;
 	default:
-		return "only mmap, munmap, mprotect, madvise, touch and fork run for real";
+		return CONFORM_ONLY_REAL;
 	}
 	return p ? "only process p0 runs for real" : NULL;
 }

@@ -40,9 +40,14 @@ const char *conform_op_refuses(const struct prog_desc *d, const struct prog_op *
 	case MMF_OP_MADVISE:
 	case MMF_OP_TOUCH:
 	case MMF_OP_FORK:
+	case MMF_OP_MREMAP:
+	case MMF_OP_MLOCK:
+	case MMF_OP_MUNLOCK:
+	case MMF_OP_MLOCKALL:
+	case MMF_OP_MUNLOCKALL:
 		break;
 	default:
-		return "only mmap, munmap, mprotect, madvise, touch and fork run for real";
+		return CONFORM_ONLY_REAL;
 	}
 	if (op->fiber)
 		return "only thread t0 runs for real";
@@ -80,7 +85,9 @@ void conform_kcall(const struct mm_call *c, struct kcall *k)
 	    [MMF_OP_MMAP] = KSYS_MMAP,	       [MMF_OP_MUNMAP] = KSYS_MUNMAP,
 	    [MMF_OP_MPROTECT] = KSYS_MPROTECT, [MMF_OP_MADVISE] = KSYS_MADVISE,
 	    [MMF_OP_TOUCH] = KSYS_TOUCH,       [MMF_OP_FORK] = KSYS_FORK,
-	    [MMF_OP_EXIT] = KSYS_EXIT,
+	    [MMF_OP_EXIT] = KSYS_EXIT,	       [MMF_OP_MREMAP] = KSYS_MREMAP,
+	    [MMF_OP_MLOCK] = KSYS_MLOCK,       [MMF_OP_MUNLOCK] = KSYS_MUNLOCK,
+	    [MMF_OP_MLOCKALL] = KSYS_MLOCKALL, [MMF_OP_MUNLOCKALL] = KSYS_MUNLOCKALL,
 	};
 
 	memset(k, 0, sizeof(*k));
@@ -97,6 +104,15 @@ void conform_kcall(const struct mm_call *c, struct kcall *k)
 		k->write = c->a.access == 1;
 		k->touch_max_pages = CONFORM_TOUCH_MAX_PAGES;
 	}
+	if (c->code == MMF_OP_MREMAP) {
+		k->flags = c->a.remap_flags & 7; /* MREMAP_MAYMOVE, _FIXED, _DONTUNMAP */
+		k->new_addr = c->to;
+		k->new_len = c->to_len;
+	}
+	if (c->code == MMF_OP_MLOCK)
+		k->flags = c->a.lock ? MLOCK_ONFAULT : 0;
+	if (c->code == MMF_OP_MLOCKALL)
+		k->flags = c->a.mcl & 7; /* MCL_CURRENT, _FUTURE, _ONFAULT */
 }
 
 uint64_t conform_pg(uint64_t addr)
@@ -157,6 +173,23 @@ void conform_print_mmap_flags(FILE *out, int flags)
 	print_bits(out, flags, names, 5, "0");
 }
 
+void conform_print_mremap_flags(FILE *out, int flags)
+{
+	static const struct flag_name names[] = {{MREMAP_MAYMOVE, "MREMAP_MAYMOVE"},
+						 {MREMAP_FIXED, "MREMAP_FIXED"},
+						 {MREMAP_DONTUNMAP, "MREMAP_DONTUNMAP"}};
+
+	print_bits(out, flags, names, 3, "0");
+}
+
+void conform_print_mcl_flags(FILE *out, int flags)
+{
+	static const struct flag_name names[] = {
+	    {MCL_CURRENT, "MCL_CURRENT"}, {MCL_FUTURE, "MCL_FUTURE"}, {MCL_ONFAULT, "MCL_ONFAULT"}};
+
+	print_bits(out, flags, names, 3, "0");
+}
+
 void conform_print_advice(FILE *out, int advice)
 {
 	static const struct flag_name names[] = {{MADV_DONTNEED, "MADV_DONTNEED"},
@@ -177,14 +210,20 @@ void conform_print_call(FILE *out, const struct mm_call *c)
 {
 	struct kcall k;
 
-	if (c->code == MMF_OP_FORK) {
-		fprintf(out, "fork()");
+	conform_kcall(c, &k);
+	if (c->code == MMF_OP_FORK || c->code == MMF_OP_MUNLOCKALL) {
+		fprintf(out, "%s()", mmf_ops[c->code % MMF_NOPS].name);
 		return;
 	}
-	conform_kcall(c, &k);
+	if (c->code == MMF_OP_MLOCKALL) {
+		fprintf(out, "mlockall(");
+		conform_print_mcl_flags(out, k.flags);
+		fprintf(out, ")");
+		return;
+	}
 	fprintf(out, "%s(0x%" PRIx64 " @0x%" PRIx64 ", 0x%" PRIx64 " (%" PRIu64 " pages)",
-		mmf_ops[c->code % MMF_NOPS].name, c->start, conform_pg(c->start), c->len,
-		c->len >> MMF_PAGE_SHIFT);
+		c->code == MMF_OP_MLOCK && k.flags ? "mlock2" : mmf_ops[c->code % MMF_NOPS].name,
+		c->start, conform_pg(c->start), c->len, c->len >> MMF_PAGE_SHIFT);
 	switch (c->code) {
 	case MMF_OP_MMAP:
 		fprintf(out, ", ");
@@ -202,6 +241,16 @@ void conform_print_call(FILE *out, const struct mm_call *c)
 		break;
 	case MMF_OP_TOUCH:
 		fprintf(out, ", %s", k.write ? "write" : "read");
+		break;
+	case MMF_OP_MREMAP:
+		fprintf(out, ", 0x%" PRIx64 " (%" PRIu64 " pages), ", k.new_len,
+			k.new_len >> MMF_PAGE_SHIFT);
+		conform_print_mremap_flags(out, k.flags);
+		fprintf(out, ", 0x%" PRIx64 " @0x%" PRIx64, k.new_addr, conform_pg(k.new_addr));
+		break;
+	case MMF_OP_MLOCK:
+		if (k.flags)
+			fprintf(out, ", MLOCK_ONFAULT");
 		break;
 	default:
 		break;

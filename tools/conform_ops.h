@@ -3,10 +3,10 @@
  * Which operations of a fuzz_mm program the running kernel can run, and as
  * which system calls: what vmafuzz conform and vmafuzz repro both take a
  * program's operations to. Anonymous memory only: mmap (private or shared;
- * fixed, noreplace or hint), munmap, mprotect, madvise, touch and fork with
- * the current anon_vma policy, on p0 and t0, without fail_at or config
- * bits. The compared window is fuzz_mm's, with the 255 pages a mapping
- * that starts in it can reach past its top.
+ * fixed, noreplace or hint), munmap, mremap, mprotect, madvise, mlock (and
+ * mlock2), munlock, mlockall, munlockall, touch and fork with the current
+ * anon_vma policy, on p0 and t0, without fail_at or config bits. The compared window is fuzz_mm's,
+ * with the 255 pages a mapping that starts in it can reach past its top.
  *
  * Nothing here runs the model (conform_model.h is its half of a step).
  */
@@ -21,6 +21,10 @@
 #define CONFORM_LO MMF_WINDOW_LO
 #define CONFORM_HI (MMF_WINDOW_HI + (256ull << MMF_PAGE_SHIFT))
 #define CONFORM_TOUCH_MAX_PAGES 256 /* the model's MM_TOUCH_MAX_PAGES */
+/* Why other operations do not run for real. */
+#define CONFORM_ONLY_REAL                                                                          \
+	"only mmap, munmap, mremap, mprotect, madvise, mlock, munlock, mlockall, munlockall, "     \
+	"touch and fork run for real"
 
 /* The call an operation makes: its code and its arguments by name. */
 void conform_op_call(const struct prog_desc *d, const struct prog_op *op, struct mm_call *c);
@@ -49,5 +53,8 @@ void conform_print_call(FILE *out, const struct mm_call *c);
 void conform_print_prot(FILE *out, int prot);
 void conform_print_mmap_flags(FILE *out, int flags);
 void conform_print_advice(FILE *out, int advice);
+/* mremap's and mlockall's flags: "MREMAP_MAYMOVE|MREMAP_FIXED", "MCL_CURRENT". */
+void conform_print_mremap_flags(FILE *out, int flags);
+void conform_print_mcl_flags(FILE *out, int flags);
 
 #endif

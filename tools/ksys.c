@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static sigjmp_buf ksys_fault_env;
@@ -108,6 +109,19 @@ int64_t ksys_call(const struct kcall *c)
 		return madvise(a, c->len, c->advice) ? -(int64_t)errno : 0;
 	case KSYS_TOUCH:
 		return ksys_touch(c);
+	case KSYS_MREMAP:
+		p = mremap(a, c->len, c->new_len, c->flags, (void *)(uintptr_t)c->new_addr);
+		return p == MAP_FAILED ? -(int64_t)errno : (int64_t)(uintptr_t)p;
+	case KSYS_MLOCK:
+		/* mlock2 has a libc wrapper since glibc 2.27; the system call
+		 * itself keeps the reproducers free of that */
+		return syscall(SYS_mlock2, a, c->len, c->flags) ? -(int64_t)errno : 0;
+	case KSYS_MUNLOCK:
+		return munlock(a, c->len) ? -(int64_t)errno : 0;
+	case KSYS_MLOCKALL:
+		return mlockall(c->flags) ? -(int64_t)errno : 0;
+	case KSYS_MUNLOCKALL:
+		return munlockall() ? -(int64_t)errno : 0;
 	}
 	return -ENOSYS;
 }
@@ -238,7 +252,9 @@ int ksys_vmas(pid_t pid, uint64_t lo, uint64_t hi, struct kvma *out, unsigned ma
 			cur->flags |= (ksys_has_flag(line + 8, "dc") ? KVM_DONTCOPY : 0) |
 				      (ksys_has_flag(line + 8, "wf") ? KVM_WIPEONFORK : 0) |
 				      (ksys_has_flag(line + 8, "ac") ? KVM_ACCOUNT : 0) |
-				      (ksys_has_flag(line + 8, "sh") ? KVM_SHARED : 0);
+				      (ksys_has_flag(line + 8, "sh") ? KVM_SHARED : 0) |
+				      (ksys_has_flag(line + 8, "lo") ? KVM_LOCKED : 0) |
+				      (ksys_has_flag(line + 8, "lf") ? KVM_LOCKONFAULT : 0);
 	}
 	free(buf);
 	return (int)n;
@@ -251,10 +267,11 @@ const char *ksys_vma_str(const struct kvma *v, uint64_t base, char *buf, size_t 
 	uint64_t kb = KSYS_PAGE / 1024;
 
 	snprintf(buf, len,
-		 "@0x%" PRIx64 "-0x%" PRIx64 " %s %s %s %s rss %" PRIu64 "k anon %" PRIu64 "k",
+		 "@0x%" PRIx64 "-0x%" PRIx64 " %s %s %s %s%s%s rss %" PRIu64 "k anon %" PRIu64 "k",
 		 (v->start - base) / KSYS_PAGE, (v->end - base) / KSYS_PAGE, perm,
 		 v->flags & KVM_ACCOUNT ? "ac" : "--", v->flags & KVM_DONTCOPY ? "dc" : "--",
-		 v->flags & KVM_WIPEONFORK ? "wf" : "--", v->rss * kb, v->anon * kb);
+		 v->flags & KVM_WIPEONFORK ? "wf" : "--", v->flags & KVM_LOCKED ? " lo" : "",
+		 v->flags & KVM_LOCKONFAULT ? " lf" : "", v->rss * kb, v->anon * kb);
 	return buf;
 }
 

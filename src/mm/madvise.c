@@ -68,6 +68,11 @@ int mm_madvise(struct mm *mm, uint64_t start, uint64_t len, int advice)
 		}
 		stop = v->end < end ? v->end : end;
 		if (advice == MADV_DONTNEED) {
+			/* madvise_dontneed_free_valid_vma: not mlocked memory */
+			if (v->flags & VM_LOCKED) {
+				err = -EINVAL;
+				break;
+			}
 			zap_range(v, at, stop);
 		} else {
 			flags = advised_flags(v, advice);

@@ -240,6 +240,8 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	}
 	if (v->uffd && (v->flags & VM_UFFD_MISSING))
 		return -EAGAIN; /* the userfaultfd handler would supply the page */
+	if (v->file && v->file->size && linear_index(v, addr) >= v->file->size)
+		return -EFAULT; /* past the end of a shmem file: SIGBUS */
 	if (!v->file) {
 		if (!write) {
 			pte_set(mm, slot, addr, &zero_page, false);
@@ -321,6 +323,42 @@ static void wrprotect_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *a
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end)
 {
 	for_each_pte(mm, start, end, wrprotect_one, NULL);
+}
+
+struct move_ctx {
+	int64_t delta;	  /* destination minus source */
+	uint64_t stopped; /* the first source address not moved (0: none) */
+};
+
+static void move_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	struct move_ctx *mc = arg;
+	uint64_t to = addr + (uint64_t)mc->delta;
+	uintptr_t *dst;
+	int err;
+
+	if (mc->stopped)
+		return;
+	dst = pte_slot(mm, to, true, &err);
+	if (!dst) {
+		mc->stopped = addr;
+		return;
+	}
+	MODEL_ASSERT(!*dst);
+	/* the entry moves as it is: the page keeps its map count, anon_vma
+	 * and index, so the rmap walk finds it at its new place */
+	*dst = *slot;
+	*slot = 0;
+	mm_note_change(mm, addr, addr + PAGE_SIZE);
+	mm_note_change(mm, to, to + PAGE_SIZE);
+}
+
+uint64_t move_ptes(struct mm *mm, uint64_t from, uint64_t to, uint64_t len)
+{
+	struct move_ctx mc = {(int64_t)(to - from), 0};
+
+	for_each_pte(mm, from, from + len, move_one, &mc);
+	return mc.stopped ? mc.stopped - from : len;
 }
 
 struct copy_ctx {

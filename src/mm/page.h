@@ -94,6 +94,12 @@ void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
 /* fork's copy_page_range: map @src's pages into @dst, copy-on-write for
  * private anonymous pages. 0 or -ENOMEM (part may be copied). */
 int copy_ptes(struct vma *dst, struct vma *src);
+/* mremap's move_page_tables: move the entries of [from, from + len) to the
+ * same places of [to, to + len) (empty; the ranges do not overlap). Pages are
+ * not copied: they keep their map counts, anon_vma and index. Returns the
+ * bytes moved: @len, or less when a destination page table could not be
+ * allocated, and then every entry below that point is moved. */
+uint64_t move_ptes(struct mm *mm, uint64_t from, uint64_t to, uint64_t len);
 /* Free every page table of @mm (exit, after everything was zapped). */
 void free_pgtables(struct mm *mm);
 

@@ -85,7 +85,11 @@ static void account_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 
 void smaps_gather(struct vma *v, uint64_t from, struct rollup_stats *s)
 {
+	uint64_t pss = s->pss;
+
 	for_each_pte(v->mm, from > v->start ? from : v->start, v->end, account_one, s);
+	if (v->flags & VM_LOCKED)
+		s->pss_locked += s->pss - pss; /* smaps_account: locked pages' Pss */
 }
 
 static void gather(struct rollup *r, struct vma *v, uint64_t from)
@@ -446,4 +450,5 @@ void rollup_print(FILE *out, const struct rollup *r)
 	fprintf(out, "Private_Dirty: %8" PRIu64 " kB\n", s->private_dirty >> 10);
 	fprintf(out, "Referenced: %8" PRIu64 " kB\n", s->referenced >> 10);
 	fprintf(out, "Anonymous: %8" PRIu64 " kB\n", s->anonymous >> 10);
+	fprintf(out, "Locked: %8" PRIu64 " kB\n", s->pss_locked >> (10 + PSS_SHIFT));
 }

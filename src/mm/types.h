@@ -40,15 +40,19 @@
 #define VM_MAYWRITE 0x20ull
 #define VM_MAYEXEC 0x40ull
 #define VM_MAYSHARE 0x80ull
+#define VM_GROWSDOWN 0x100ull
 #define VM_UFFD_MISSING 0x200ull
 #define VM_UFFD_WP 0x1000ull
+#define VM_LOCKED 0x2000ull
 #define VM_DONTCOPY 0x20000ull
+#define VM_LOCKONFAULT 0x80000ull
 #define VM_ACCOUNT 0x100000ull
 #define VM_WIPEONFORK 0x2000000ull
 #define VM_SOFTDIRTY 0x8000000ull
 #define VM_UFFD_MINOR (1ull << 41)
 #define VM_UFFD_FLAGS (VM_UFFD_MISSING | VM_UFFD_WP | VM_UFFD_MINOR)
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
+#define VM_LOCKED_MASK (VM_LOCKED | VM_LOCKONFAULT)
 
 /* mmap prot and flags, madvise advice: the kernel's values */
 #define PROT_READ 0x1
@@ -58,6 +62,9 @@
 #define MAP_PRIVATE 0x02
 #define MAP_FIXED 0x10
 #define MAP_ANONYMOUS 0x20
+#define MAP_GROWSDOWN 0x100
+#define MAP_LOCKED 0x2000
+#define MAP_POPULATE 0x8000
 #define MAP_FIXED_NOREPLACE 0x100000
 #define MADV_DONTNEED 4
 #define MADV_DONTFORK 10
@@ -76,8 +83,9 @@ struct uffd_ctx;
 /* A model file: its page cache (pgoff -> page) and the VMAs mapping it. */
 struct file {
 	unsigned id;
-	bool shmem;   /* backs a shared anonymous mapping */
-	int refcount; /* VMAs mapping it, plus one for its owner */
+	bool shmem;    /* backs a shared anonymous mapping */
+	uint64_t size; /* pages, for a shmem file (its mapping's length); 0: no end */
+	int refcount;  /* VMAs mapping it, plus one for its owner */
 	struct mtree cache;
 	struct itree i_mmap; /* VMAs mapping it, by their pgoff interval */
 	struct rwsem i_mmap_rwsem;
@@ -94,7 +102,11 @@ struct vma {
 	struct avc *chain; /* this VMA's anon_vma_chain entries */
 	struct uffd_ctx *uffd;
 	struct vma_lock lock;
-	unsigned id;		       /* creation number, for reports */
+	unsigned id; /* creation number, for reports */
+	/* mremap moved its pages here with their page offsets, so an anonymous
+	 * VMA's pgoff need not be its start page (bookkeeping for VMA_PGOFF; it
+	 * stays through splits and fork, as the offsets do) */
+	bool moved;
 	struct itree_node i_mmap_node; /* in file->i_mmap: [pgoff, last page's pgoff] */
 };
 
@@ -105,6 +117,8 @@ struct mm {
 	struct mmap_lock lock;
 	int map_count;
 	int max_map_count;
+	int64_t locked_vm;	     /* pages of its VM_LOCKED VMAs, as the kernel counts them */
+	uint64_t def_flags;	     /* flags every new mapping takes (mlockall's MCL_FUTURE) */
 	uint64_t rss_anon, rss_file; /* resident pages, as MM_ANONPAGES/MM_FILEPAGES */
 	uint64_t mmap_min, mmap_max; /* window for mappings without an address */
 	bool exiting;

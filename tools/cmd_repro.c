@@ -117,8 +117,8 @@ static int record(const struct prog_desc *d, const struct prog *p, const struct 
 			status = 2;
 			break;
 		}
-		r->fresh_read = conform_reads_fresh_anon(model, &c) ||
-				conform_populates_fresh_anon(model, &c);
+		r->fresh_read =
+		    conform_reads_fresh_anon(model, &c) || conform_populates_fresh_anon(model, &c);
 		conform_kcall(&c, &r->call);
 		f = fmemopen(r->text, sizeof(r->text), "w");
 		if (f) {

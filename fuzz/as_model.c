@@ -636,6 +636,8 @@ static bool as_absorbs(const struct mm_call *c)
 	switch (c->code) {
 	case MMF_OP_MPROTECT:
 		return c->a.prot & 2; /* populating what becomes writable */
+	case MMF_OP_MADVISE:
+		return c->a.advice == MMF_ADV_PAGEOUT; /* reclaim may fail */
 	case MMF_OP_MMAP:
 	case MMF_OP_MREMAP:
 	case MMF_OP_MLOCKALL:

@@ -154,11 +154,17 @@ static bool view_check(const struct mm_call *c, const struct view *before, const
 }
 
 /* What the call returns when an injected allocation failure made it fail:
- * -ENOMEM, but -EAGAIN for madvise (madvise_vma_behavior says so), and for
- * mlock when the failure came in populating (__mlock_posix_error_return). */
+ * -ENOMEM, but -EAGAIN for madvise (madvise_vma_behavior says so; not for
+ * MADV_POPULATE_*), and for mlock when the failure came in populating
+ * (__mlock_posix_error_return). */
 static int64_t injected_result(const struct mm_call *c)
 {
-	if (c->code == MMF_OP_MADVISE || (c->code == MMF_OP_MLOCK && c->result == -EAGAIN))
+	bool populate =
+	    c->a.advice == MMF_ADV_POPULATE_READ || c->a.advice == MMF_ADV_POPULATE_WRITE;
+
+	/* madvise_populate returns -ENOMEM as it is */
+	if ((c->code == MMF_OP_MADVISE && !populate) ||
+	    (c->code == MMF_OP_MLOCK && c->result == -EAGAIN))
 		return -EAGAIN;
 	return -ENOMEM;
 }

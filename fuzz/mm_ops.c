@@ -19,8 +19,9 @@ const char *const mmf_prot_names[] = {"r", "w", "x", NULL};
 const char *const mmf_mmap_prot_names[] = {"r", "w", "x", "populate", "locked", NULL};
 const char *const mmf_kind_names[] = {"private", "shared", "private_file", "shared_file", NULL};
 const char *const mmf_place_names[] = {"fixed", "noreplace", "hint", NULL};
-const char *const mmf_advice_names[] = {"dontneed",   "dontfork",   "dofork",
-					"wipeonfork", "keeponfork", NULL};
+const char *const mmf_advice_names[] = {
+    "dontneed", "dontfork", "dofork",	     "wipeonfork",     "keeponfork",	  "free",
+    "cold",	"pageout",  "populate_read", "populate_write", "dontneed_locked", NULL};
 const char *const mmf_access_names[] = {"read", "write", NULL};
 const char *const mmf_uffd_mode_names[] = {"missing", "wp", "minor", NULL};
 const char *const mmf_uffd_feature_names[] = {"nofork", "fork", "remap", "fork_remap", NULL};
@@ -68,10 +69,11 @@ int mmf_mmap_flags(const struct mm_args *a)
 
 int mmf_advice(uint8_t advice)
 {
-	/* MADV_DONTNEED, MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK, MADV_KEEPONFORK */
-	static const int map[] = {4, 10, 11, 18, 19};
+	/* MADV_DONTNEED, _DONTFORK, _DOFORK, _WIPEONFORK, _KEEPONFORK, _FREE,
+	 * _COLD, _PAGEOUT, _POPULATE_READ, _POPULATE_WRITE, _DONTNEED_LOCKED */
+	static const int map[MMF_NADVICE] = {4, 10, 11, 18, 19, 8, 20, 21, 22, 23, 24};
 
-	return map[advice % 5];
+	return map[advice % MMF_NADVICE];
 }
 
 bool mmf_has_range(const struct prog_desc *d, unsigned code)

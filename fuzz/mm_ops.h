@@ -113,6 +113,22 @@ extern const char *const mmf_remap_to_names[];
 extern const char *const mmf_lock_names[];
 extern const char *const mmf_mcl_names[];
 
+/* Advices, in the order of mmf_advice_names. */
+enum mmf_advice_id {
+	MMF_ADV_DONTNEED,
+	MMF_ADV_DONTFORK,
+	MMF_ADV_DOFORK,
+	MMF_ADV_WIPEONFORK,
+	MMF_ADV_KEEPONFORK,
+	MMF_ADV_FREE,
+	MMF_ADV_COLD,
+	MMF_ADV_PAGEOUT,
+	MMF_ADV_POPULATE_READ,
+	MMF_ADV_POPULATE_WRITE,
+	MMF_ADV_DONTNEED_LOCKED,
+	MMF_NADVICE
+};
+
 /* The kernel's values of a call's prot, mmap flags and advice (and mremap's
  * and mlockall's flags, which are the program's bits as they are). */
 int mmf_prot(uint8_t prot);

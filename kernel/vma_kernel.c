@@ -196,7 +196,11 @@ static const char *kv_refuses(void *as, const struct mm_call *c)
 		return NULL;
 	case MMF_OP_MUNMAP:
 	case MMF_OP_MPROTECT:
+		return NULL;
 	case MMF_OP_MADVISE:
+		if (c->a.advice > MMF_ADV_KEEPONFORK)
+			return "the kernel's VMA stubs take the advices on VMA flags and dontneed "
+			       "only";
 		return NULL;
 	case MMF_OP_TOUCH:
 		return "the kernel's VMA stubs have no pages or page tables";

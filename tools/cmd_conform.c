@@ -433,7 +433,7 @@ static void gen_op(struct regen *r, bool first, struct prog_op *op)
 		a.prot = (uint8_t)prng_below(g, 8);
 		break;
 	case MMF_OP_MADVISE:
-		a.advice = (uint8_t)prng_below(g, 5);
+		a.advice = (uint8_t)prng_below(g, MMF_NADVICE);
 		break;
 	case MMF_OP_TOUCH:
 		a.access = (uint8_t)prng_below(g, 2);

@@ -42,10 +42,12 @@ bool conform_reads_fresh_anon(void *model, const struct mm_call *c)
 }
 
 /* @v would be populated with read faults (mlock sets its lock flags
- * anew), some page of [start, end) of it still empty. */
-static bool reads_fresh(struct vma *v, uint64_t start, uint64_t end)
+ * anew; @reads: read faults even where writable, as MADV_POPULATE_READ), some
+ * page of [start, end) of it still empty. */
+static bool reads_fresh(struct vma *v, uint64_t start, uint64_t end, bool reads)
 {
-	if (v->file || (v->flags & (VM_SHARED | VM_WRITE)) || !(v->flags & VM_ACCESS_FLAGS))
+	if (v->file || (v->flags & VM_SHARED) || ((v->flags & VM_WRITE) && !reads) ||
+	    !(v->flags & VM_ACCESS_FLAGS))
 		return false;
 	for (uint64_t a = start < v->start ? v->start : start; a < end && a < v->end;
 	     a += PAGE_SIZE)
@@ -65,6 +67,10 @@ static bool populated_range(struct mm *mm, const struct mm_call *c, uint64_t *st
 	switch (c->code) {
 	case MMF_OP_MLOCK:
 		return !c->a.lock;
+	case MMF_OP_MADVISE:
+		/* a read populate reads; a write one is counted for the limit */
+		return c->a.advice == MMF_ADV_POPULATE_READ ||
+		       c->a.advice == MMF_ADV_POPULATE_WRITE;
 	case MMF_OP_MLOCKALL:
 		*start = 0;
 		*end = UINT64_MAX;
@@ -108,8 +114,10 @@ bool conform_populates_fresh_anon(void *model, const struct mm_call *c)
 		return !v->file && !(v->flags & (VM_SHARED | VM_WRITE | VM_LOCKONFAULT)) &&
 		       (v->flags & VM_ACCESS_FLAGS);
 	}
+	if (c->code == MMF_OP_MADVISE && c->a.advice != MMF_ADV_POPULATE_READ)
+		return false;
 	for (struct vma *v = mm_find_vma(mm, start); v && v->start < end; v = vma_next(mm, v))
-		if (reads_fresh(v, start, end))
+		if (reads_fresh(v, start, end, c->code == MMF_OP_MADVISE))
 			return true;
 	return false;
 }

@@ -196,9 +196,15 @@ void conform_print_advice(FILE *out, int advice)
 						 {MADV_DONTFORK, "MADV_DONTFORK"},
 						 {MADV_DOFORK, "MADV_DOFORK"},
 						 {MADV_WIPEONFORK, "MADV_WIPEONFORK"},
-						 {MADV_KEEPONFORK, "MADV_KEEPONFORK"}};
+						 {MADV_KEEPONFORK, "MADV_KEEPONFORK"},
+						 {MADV_FREE, "MADV_FREE"},
+						 {MADV_COLD, "MADV_COLD"},
+						 {MADV_PAGEOUT, "MADV_PAGEOUT"},
+						 {MADV_POPULATE_READ, "MADV_POPULATE_READ"},
+						 {MADV_POPULATE_WRITE, "MADV_POPULATE_WRITE"},
+						 {MADV_DONTNEED_LOCKED, "MADV_DONTNEED_LOCKED"}};
 
-	for (unsigned i = 0; i < 5; i++)
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (advice == names[i].bit) {
 			fprintf(out, "%s", names[i].name);
 			return;

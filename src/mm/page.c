@@ -71,9 +71,13 @@ static void page_put(struct page *p)
 /* Map @p at the slot (which is empty). */
 uint64_t page_map_changes;
 
-static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p, bool write)
+/* Map @p at the empty slot with the entry bits @bits (PTE_WRITE, PTE_DIRTY). */
+static void pte_install(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p,
+			uintptr_t bits)
 {
-	*slot = (uintptr_t)p | (write ? 1 : 0);
+	bool write = bits & PTE_WRITE;
+
+	*slot = (uintptr_t)p | bits;
 	mm->fault_changes++;
 	mm_note_change(mm, addr, addr + PAGE_SIZE);
 	if (p == &zero_page)
@@ -87,6 +91,12 @@ static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *
 		mm->rss_anon++;
 	else
 		mm->rss_file++;
+}
+
+/* A read fault maps clean and read-only, a write fault writable and dirty. */
+static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p, bool write)
+{
+	pte_install(mm, slot, addr, p, write ? PTE_WRITE | PTE_DIRTY : 0);
 }
 
 static void pte_clear(struct mm *mm, uintptr_t *slot, uint64_t addr)
@@ -216,10 +226,21 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	if (*slot) {
 		struct page *old = pte_page(*slot);
 
-		if (!write || pte_write(*slot))
+		if (!write)
 			return 0;
+		if (pte_write(*slot)) {
+			/* the write sets the dirty bit: a lazily freed page is
+			 * kept after all */
+			*slot |= PTE_DIRTY;
+			if (old->lazyfree || !old->dirty)
+				page_map_changes++;
+			old->lazyfree = false;
+			old->dirty = true;
+			return 0;
+		}
 		if (shared) {
-			*slot |= 1; /* a shared page becomes writable in place */
+			*slot |=
+			    PTE_WRITE | PTE_DIRTY; /* a shared page becomes writable in place */
 			if (!old->dirty)
 				page_map_changes++; /* other mappings' figures change too */
 			old->dirty = true;
@@ -228,7 +249,11 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		}
 		/* copy-on-write, unless the anonymous page is ours alone */
 		if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
-			*slot |= 1;
+			*slot |= PTE_WRITE | PTE_DIRTY;
+			if (old->lazyfree || !old->dirty)
+				page_map_changes++;
+			old->lazyfree = false;
+			old->dirty = true;
 			return 0;
 		}
 		p = anon_page(v, addr);
@@ -307,6 +332,11 @@ static void zap_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
 	pte_clear(mm, slot, addr);
 }
 
+void pte_zap(struct mm *mm, uintptr_t *slot, uint64_t addr)
+{
+	pte_clear(mm, slot, addr);
+}
+
 void zap_range(struct vma *v, uint64_t start, uint64_t end)
 {
 	for_each_pte(v->mm, start, end, zap_one, NULL);
@@ -317,7 +347,7 @@ static void wrprotect_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *a
 	(void)mm;
 	(void)addr;
 	(void)arg;
-	*slot &= ~(uintptr_t)1;
+	*slot &= ~PTE_WRITE;
 }
 
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end)
@@ -370,7 +400,7 @@ static void copy_one(struct mm *src_mm, uintptr_t *slot, uint64_t addr, void *ar
 {
 	struct copy_ctx *cc = arg;
 	struct page *p = pte_page(*slot);
-	bool write = pte_write(*slot);
+	uintptr_t bits = *slot & (PTE_WRITE | PTE_DIRTY);
 	uintptr_t *dslot;
 
 	if (cc->err)
@@ -380,11 +410,13 @@ static void copy_one(struct mm *src_mm, uintptr_t *slot, uint64_t addr, void *ar
 		return;
 	if (p != &zero_page && p->anon_vma && !(cc->dst->flags & VM_SHARED)) {
 		/* copy-on-write: both sides read-only until the next write */
-		*slot &= ~(uintptr_t)1;
-		write = false;
+		*slot &= ~PTE_WRITE;
+		bits &= ~PTE_WRITE;
 	}
+	if (cc->dst->flags & VM_SHARED)
+		bits &= ~PTE_DIRTY; /* copy_present_pte: a shared mapping's copy is clean */
 	(void)src_mm;
-	pte_set(cc->dst->mm, dslot, addr, p, write);
+	pte_install(cc->dst->mm, dslot, addr, p, bits);
 }
 
 int copy_ptes(struct vma *dst, struct vma *src)

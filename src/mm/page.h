@@ -6,8 +6,10 @@
  * vpn >> PT_SHIFT -> struct pgtable of PT_ENTRIES entries, allocated on the
  * first fault in their range (so a fault, like fork's copy, can fail with
  * -ENOMEM) and freed with the mm. An entry is a page pointer with the write
- * bit in bit 0; the zero page is mapped read-only for read faults on
- * anonymous private memory and is not resident.
+ * bit in bit 0 and the dirty bit in bit 1 (set by a write through it, kept
+ * by fork's copy of a private mapping; what MADV_FREE and reclaim look at);
+ * the zero page is mapped read-only for read faults on anonymous private
+ * memory and is not resident.
  *
  * Invariants (page family): a page's map count equals the entries mapping
  * it; its reference count equals its map count, plus one while it is in a
@@ -32,6 +34,7 @@ struct page {
 	struct file *file;	   /* page cache: the file holding it */
 	uint64_t index;		   /* page offset in the anon_vma's or file's space */
 	bool dirty;		   /* written through some mapping (smaps' Dirty) */
+	bool lazyfree;		   /* MADV_FREE: not swap-backed; reclaim drops it while clean */
 	unsigned id;
 	unsigned scan_gen; /* validation scratch: the walk that counted it */
 	int scan_maps;
@@ -48,14 +51,22 @@ extern struct page zero_page;
  * compare figures only across reads during which none happened). */
 extern uint64_t page_map_changes;
 
+#define PTE_WRITE ((uintptr_t)1)
+#define PTE_DIRTY ((uintptr_t)2)
+
 static inline struct page *pte_page(uintptr_t pte)
 {
-	return (struct page *)(pte & ~(uintptr_t)1);
+	return (struct page *)(pte & ~(PTE_WRITE | PTE_DIRTY));
 }
 
 static inline bool pte_write(uintptr_t pte)
 {
-	return pte & 1;
+	return pte & PTE_WRITE;
+}
+
+static inline bool pte_dirty(uintptr_t pte)
+{
+	return pte & PTE_DIRTY;
 }
 
 /* Page tables are mostly empty: checks skip them a block at a time. */
@@ -86,6 +97,8 @@ uintptr_t mm_pte(struct mm *mm, uint64_t addr);
 int fault_page(struct vma *v, uint64_t addr, bool write);
 /* Unmap and release the pages of [start, end) of @v (zap_page_range). */
 void zap_range(struct vma *v, uint64_t start, uint64_t end);
+/* Unmap the one page at @slot of @mm (reclaim): as zap_range does. */
+void pte_zap(struct mm *mm, uintptr_t *slot, uint64_t addr);
 /* Make the entries of [start, end) read-only (mprotect removing write). */
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end);
 /* Visit the present entries of [start, end) (only existing tables are read). */

@@ -59,6 +59,8 @@ static void account_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 		return;
 	s->rss += PAGE_SIZE;
 	s->referenced += PAGE_SIZE; /* the model does not age pages */
+	if (p->lazyfree && !pte_dirty(*slot))
+		s->lazyfree += PAGE_SIZE;
 	if (p->anon_vma)
 		s->anonymous += PAGE_SIZE;
 	pss = (PAGE_SIZE << PSS_SHIFT) / (uint64_t)(p->mapcount > 1 ? p->mapcount : 1);
@@ -450,5 +452,6 @@ void rollup_print(FILE *out, const struct rollup *r)
 	fprintf(out, "Private_Dirty: %8" PRIu64 " kB\n", s->private_dirty >> 10);
 	fprintf(out, "Referenced: %8" PRIu64 " kB\n", s->referenced >> 10);
 	fprintf(out, "Anonymous: %8" PRIu64 " kB\n", s->anonymous >> 10);
+	fprintf(out, "LazyFree: %8" PRIu64 " kB\n", s->lazyfree >> 10);
 	fprintf(out, "Locked: %8" PRIu64 " kB\n", s->pss_locked >> (10 + PSS_SHIFT));
 }

@@ -45,6 +45,7 @@ struct rollup_stats {
 	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
 	uint64_t referenced, anonymous;
 	uint64_t pss_locked; /* Locked: the Pss of VM_LOCKED VMAs */
+	uint64_t lazyfree;   /* LazyFree: lazily freed pages mapped clean */
 };
 
 enum rollup_reader { ROLLUP_MMAP_LOCK, ROLLUP_VMA_LOCK };

@@ -13,10 +13,11 @@
 #define K_MAP_FIXED_NOREPLACE 0x100000
 #define K_MAP_LOCKED 0x2000
 #define K_MAP_POPULATE 0x8000
+#define K_MAP_GROWSDOWN 0x100
 
 const char *const mmf_prot_names[] = {"r", "w", "x", NULL};
 /* mmap's: prot, then the flags MAP_POPULATE and MAP_LOCKED */
-const char *const mmf_mmap_prot_names[] = {"r", "w", "x", "populate", "locked", NULL};
+const char *const mmf_mmap_prot_names[] = {"r", "w", "x", "populate", "locked", "growsdown", NULL};
 const char *const mmf_kind_names[] = {"private", "shared", "private_file", "shared_file", NULL};
 const char *const mmf_place_names[] = {"fixed", "noreplace", "hint", NULL};
 const char *const mmf_advice_names[] = {
@@ -64,6 +65,8 @@ int mmf_mmap_flags(const struct mm_args *a)
 		flags |= K_MAP_POPULATE;
 	if (a->prot & MMF_MAP_LOCKED)
 		flags |= K_MAP_LOCKED;
+	if (a->prot & MMF_MAP_GROWSDOWN)
+		flags |= K_MAP_GROWSDOWN;
 	return flags;
 }
 

@@ -95,9 +95,10 @@ struct mm_call {
 
 extern const char *const mmf_prot_names[];
 extern const char *const mmf_mmap_prot_names[];
-/* mmap's prot field carries two mmap flags above r, w and x */
+/* mmap's prot field carries three mmap flags above r, w and x */
 #define MMF_MAP_POPULATE 8
 #define MMF_MAP_LOCKED 16
+#define MMF_MAP_GROWSDOWN 32
 extern const char *const mmf_kind_names[];
 extern const char *const mmf_place_names[];
 extern const char *const mmf_advice_names[];
@@ -152,8 +153,8 @@ bool mmf_has_range(const struct prog_desc *d, unsigned code);
 #define MMF_OPDESCS                                                                                \
 	[MMF_OP_MMAP] = {"mmap",                                                                   \
 			 "map the range (prot r, w, x, and the flags populate: MAP_POPULATE, "     \
-			 "locked: MAP_LOCKED; kind: anon or file f<k>, private or shared; place: " \
-			 "fixed, noreplace or hint)",                                              \
+			 "locked: MAP_LOCKED, growsdown: MAP_GROWSDOWN; kind: anon or file f<k>, " \
+			 "private or shared; place: fixed, noreplace or hint)",                    \
 			 6,                                                                        \
 			 {MMF_F_PROC, MMF_F_RANGE,                                                 \
 			  MMF_ARG(FK_FLAGS, NULL, 0, mmf_mmap_prot_names, prot),                   \

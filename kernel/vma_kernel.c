@@ -193,6 +193,8 @@ static const char *kv_refuses(void *as, const struct mm_call *c)
 			return "no files in the kernel's VMA stubs (anonymous memory only)";
 		if (mmf_populates(&c->a))
 			return "the kernel's VMA stubs have no pages to populate or lock";
+		if (c->a.prot & MMF_MAP_GROWSDOWN)
+			return "no stacks in the kernel's VMA stubs (MAP_GROWSDOWN)";
 		return NULL;
 	case MMF_OP_MUNMAP:
 	case MMF_OP_MPROTECT:

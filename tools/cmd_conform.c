@@ -423,8 +423,14 @@ static void gen_op(struct regen *r, bool first, struct prog_op *op)
 	gen_range(g, r->spread, &a.range, code == MMF_OP_MMAP);
 	switch (code) {
 	case MMF_OP_MMAP:
-		/* mostly readable and writable, every combination sometimes */
+		/* mostly readable and writable, every combination sometimes;
+		 * now and then populated, locked or a stack */
 		a.prot = (uint8_t)(prng_below(g, 2) ? 3 : prng_below(g, 8));
+		x = (unsigned)prng_below(g, 100);
+		a.prot |= x < 5	   ? MMF_MAP_POPULATE
+			  : x < 8  ? MMF_MAP_LOCKED
+			  : x < 14 ? MMF_MAP_GROWSDOWN
+				   : 0;
 		a.kind = prng_below(g, 4) ? MMF_PRIVATE_ANON : MMF_SHARED_ANON;
 		x = (unsigned)prng_below(g, 100);
 		a.place = x < 75 ? MMF_FIXED : x < 95 ? MMF_NOREPLACE : MMF_HINT;

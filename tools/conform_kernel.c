@@ -207,7 +207,9 @@ int kproc_start(struct kproc *k, uint64_t lo, uint64_t hi, char *err, size_t err
 				 " is not free in the child (%s)",
 				 lo, hi, strerror(status[1]));
 		else
-			snprintf(err, errlen, "prctl(PR_SET_THP_DISABLE): %s", strerror(status[1]));
+			snprintf(err, errlen,
+				 "setting up the child (one CPU, RLIMIT_STACK, no THP): %s",
+				 strerror(status[1]));
 		kproc_stop(k);
 		return -1;
 	}

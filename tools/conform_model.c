@@ -6,6 +6,7 @@
 #include "mm/fault.h"
 #include "mm/mlock.h"
 #include "mm/page.h"
+#include "mm/stack.h"
 #include "mm/vma.h"
 
 #include <errno.h>
@@ -33,7 +34,12 @@ bool conform_reads_fresh_anon(void *model, const struct mm_call *c)
 	for (uint64_t a = start; a < c->start + len && a >= start; a += PAGE_SIZE) {
 		struct vma *v = mm_vma_at(mm, a);
 
-		if (!v || !(v->flags & VM_ACCESS_FLAGS))
+		if (!v) {
+			/* a stack above may grow down to it: a fresh page */
+			v = mm_find_vma(mm, a);
+			return v && (v->flags & VM_GROWSDOWN) && (v->flags & VM_ACCESS_FLAGS);
+		}
+		if (!(v->flags & VM_ACCESS_FLAGS))
 			return false; /* the touch stops here */
 		if (!v->file && !(v->flags & VM_SHARED) && !mm_pte(mm, a))
 			return true;
@@ -198,7 +204,7 @@ bool conform_hint_refused(void *model, const struct mm_call *c)
 	    c->start + len > mm->mmap_max)
 		return true;
 	v = mm_find_vma(mm, c->start);
-	return v && v->start < c->start + len;
+	return v && vm_start_gap(v) < c->start + len; /* in the way, or its guard gap */
 }
 
 const char *conform_model_skip(void *model, const struct mm_call *c)

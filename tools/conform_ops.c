@@ -168,9 +168,12 @@ void conform_print_mmap_flags(FILE *out, int flags)
 						 {MAP_PRIVATE, "MAP_PRIVATE"},
 						 {MAP_ANONYMOUS, "MAP_ANONYMOUS"},
 						 {MAP_FIXED, "MAP_FIXED"},
-						 {MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"}};
+						 {MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"},
+						 {MAP_POPULATE, "MAP_POPULATE"},
+						 {MAP_LOCKED, "MAP_LOCKED"},
+						 {MAP_GROWSDOWN, "MAP_GROWSDOWN"}};
 
-	print_bits(out, flags, names, 5, "0");
+	print_bits(out, flags, names, sizeof(names) / sizeof(names[0]), "0");
 }
 
 void conform_print_mremap_flags(FILE *out, int flags)

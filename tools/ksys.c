@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,12 +37,29 @@ static void ksys_on_fault(int sig)
 int ksys_setup(void)
 {
 	struct sigaction sa;
+	struct rlimit rl;
+	cpu_set_t cpus;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = ksys_on_fault;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
+	/* one CPU: a page just faulted in waits in a per-CPU batch for the
+	 * LRU, and MADV_PAGEOUT, which drains this CPU's batch, cannot take
+	 * it from another CPU's */
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		return errno;
+	/* stacks (MAP_GROWSDOWN) grow up to RLIMIT_STACK: 8 MiB, as the model */
+	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != 8ull << 20) {
+		rl.rlim_cur = 8ull << 20;
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < rl.rlim_cur)
+			rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_STACK, &rl))
+			return errno;
+	}
 	return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) ? errno : 0;
 }
 

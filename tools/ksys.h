@@ -70,8 +70,10 @@ struct kvma {
 	 KVM_ACCOUNT | KVM_LOCKED | KVM_LOCKONFAULT)
 
 /* Before any call: the handlers that turn a touch's SIGSEGV or SIGBUS into
- * -EFAULT, and transparent huge pages off (one touched page is one resident
- * page). 0, or the errno of prctl(PR_SET_THP_DISABLE). */
+ * -EFAULT, the process on one CPU (what MADV_PAGEOUT reclaims depends on
+ * per-CPU batches), RLIMIT_STACK at 8 MiB (how far a MAP_GROWSDOWN stack
+ * grows, as the model's), and transparent huge pages off (one touched page
+ * is one resident page). 0, or the errno of what failed. */
 int ksys_setup(void);
 /* 0 when nothing is mapped in [lo, hi) or the page on either side, else an
  * errno (EEXIST: something is). */

@@ -5,6 +5,7 @@
 #include "mm/file.h"
 #include "mm/mlock.h"
 #include "mm/mm.h"
+#include "mm/stack.h"
 #include "mm/types.h"
 #include "mm/vma.h"
 #include "mm/vma_merge.h"
@@ -85,18 +86,39 @@ int mm_munmap(struct mm *mm, uint64_t start, uint64_t len)
 	return err;
 }
 
+/* The range ending at @end keeps clear of the guard gap of the stack above
+ * it, if any (vm_start_gap). */
+static bool clear_of_stack(struct mm *mm, uint64_t start, uint64_t end)
+{
+	struct vma *next = mm_find_vma(mm, start);
+
+	return !next || end <= vm_start_gap(next);
+}
+
 int64_t mm_get_unmapped_area(struct mm *mm, uint64_t hint, uint64_t len)
 {
-	uint64_t start;
+	uint64_t start, high = mm->mmap_max - 1;
 
 	hint &= PAGE_MASK;
 	if (hint && hint >= mm->mmap_min && hint + len > hint && hint + len <= mm->mmap_max &&
-	    mt_gap_lowest(&mm->mt, hint, hint + len - 1, len, &start) == 0)
+	    mt_gap_lowest(&mm->mt, hint, hint + len - 1, len, &start) == 0 &&
+	    clear_of_stack(mm, hint, hint + len))
 		return (int64_t)hint;
-	if (mm->mmap_max - mm->mmap_min < len ||
-	    mt_gap_highest(&mm->mt, mm->mmap_min, mm->mmap_max - 1, len, &start))
-		return -ENOMEM;
-	return (int64_t)(start & PAGE_MASK);
+	/* unmapped_area_topdown: a gap under a stack ends at its guard gap */
+	for (;;) {
+		struct vma *next;
+
+		if (high < mm->mmap_min || high - mm->mmap_min + 1 < len ||
+		    mt_gap_highest(&mm->mt, mm->mmap_min, high, len, &start))
+			return -ENOMEM;
+		start &= PAGE_MASK;
+		next = mm_find_vma(mm, start);
+		if (!next || start + len <= vm_start_gap(next))
+			return (int64_t)start;
+		if (vm_start_gap(next) == 0)
+			return -ENOMEM;
+		high = vm_start_gap(next) - 1;
+	}
 }
 
 /* The checks made before the mmap lock is taken; *@len comes back
@@ -180,7 +202,8 @@ static struct merge_range mmap_range(struct mm *mm, int64_t at, uint64_t len, in
 	    .file = file,
 	    .flags = prot_to_flags(prot) | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC |
 		     (shared ? VM_SHARED | VM_MAYSHARE : 0) | mm->def_flags |
-		     (flags & MAP_LOCKED ? VM_LOCKED : 0),
+		     (flags & MAP_LOCKED ? VM_LOCKED : 0) |
+		     (flags & MAP_GROWSDOWN ? VM_GROWSDOWN : 0),
 	};
 
 	if ((m.flags & (VM_SHARED | VM_WRITE)) == VM_WRITE)
@@ -231,6 +254,11 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 	err = mmap_place(mm, addr, len, flags, &at);
 	if (err)
 		goto out;
+	/* do_mmap, once placed: a stack is private anonymous memory */
+	if ((flags & MAP_GROWSDOWN) && (shared || file)) {
+		err = -EINVAL;
+		goto out;
+	}
 	err = mmap_get_file(&file, &pgoff, shared, at, len);
 	if (err)
 		goto out;

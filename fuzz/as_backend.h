@@ -46,6 +46,7 @@ struct as_vma {
 #define AS_VM_EXEC 0x4ull
 #define AS_VM_SHARED 0x8ull
 #define AS_VM_MAYSHARE 0x80ull
+#define AS_VM_GROWSDOWN 0x100ull
 #define AS_VM_LOCKED 0x2000ull
 #define AS_VM_DONTCOPY 0x20000ull
 #define AS_VM_LOCKONFAULT 0x80000ull

@@ -187,6 +187,10 @@ static bool reports_enomem(const struct mm_call *c)
 		/* diff: the failure may hit the second child, built only to
 		 * compare the algorithms */
 		return !c->a.diff;
+	case MMF_OP_MADVISE:
+		/* reclaim that cannot allocate leaves a page be; madvise says
+		 * nothing of it */
+		return c->a.advice != MMF_ADV_PAGEOUT;
 	default:
 		return true;
 	}

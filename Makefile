@@ -86,7 +86,11 @@ SAN         := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 CC_libfuzzer     = $(FUZZ_CC)
 # fuzz/nocov.txt: the invariant checks get no coverage instrumentation
+# No indirect-call tracing: libFuzzer feeds it only to -use_value_profile,
+# which our runs do not use, and every call through a backend's table or a
+# visitor paid for it (a fifteenth of a kfuzz_mtree run's instructions).
 FLAGS_libfuzzer  = -g -O2 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-link \
+		   -fno-sanitize-coverage=indirect-calls \
 		   -fsanitize-coverage-ignorelist=fuzz/nocov.txt
 # Comparison tracing (part of -fsanitize=fuzzer) fills libFuzzer's table of
 # compared values, which its byte mutations (a quarter of all mutations,
@@ -99,7 +103,8 @@ FLAGS_libfuzzer  = -g -O2 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-li
 # Edge coverage of them stays.
 NOCMP_SRCS       := $(MODEL_SRCS) fuzz/exec.c fuzz/tree_pair.c fuzz/tree_model.c \
 		    fuzz/tree_check.c fuzz/mtref.c fuzz/mtref_rcu.c fuzz/as_pair.c \
-		    fuzz/as_diff.c fuzz/as_model.c
+		    fuzz/as_diff.c fuzz/as_model.c fuzz/as_expect.c fuzz/as_expect_check.c \
+		    fuzz/as_expect_map.c
 NOCMP_FLAGS      := -fno-sanitize-coverage=trace-cmp
 LINK_libfuzzer   = -fsanitize=fuzzer,address,undefined
 
@@ -108,6 +113,13 @@ LINK_libfuzzer   = -fsanitize=fuzzer,address,undefined
 CC_afl           = AFL_QUIET=1 $(AFL_CC)
 FLAGS_afl        = -g -O1 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-link
 LINK_afl         = -fsanitize=address,undefined -fsanitize=fuzzer
+
+# The determinism check (fuzz/main_stable.c, tests/stable.sh): the engine
+# entry and all below it with edge coverage whose hits the driver counts,
+# as AFL++ counts them; sanitizers and -O1 as in the AFL++ build.
+CC_stable        = $(FUZZ_CC)
+FLAGS_stable     = -g -O1 -fno-omit-frame-pointer $(SAN) -fsanitize-coverage=trace-pc-guard
+LINK_stable      = $(SAN)
 
 CC_replay        = $(CC)
 FLAGS_replay     = -g -O1 $(SAN)
@@ -148,7 +160,7 @@ FLAGS_SUM := $(shell cksum < fuzz/nocov.txt)
 # ... and the flavors that leave comparison tracing out of some files
 NOCMP_STAMP_libfuzzer = $(NOCMP_FLAGS) $(NOCMP_SRCS)
 
-FLAVORS := libfuzzer afl replay tool test gcc-check oss-fuzz tsan threads
+FLAVORS := libfuzzer afl replay tool test gcc-check oss-fuzz tsan threads stable
 
 # $(call objs,FLAVOR,SOURCES): object files of SOURCES in FLAVOR's directory
 objs = $(patsubst %.c,$(OBJDIR)/$(1)/%.o,$(2))
@@ -193,6 +205,7 @@ $(call objs,libfuzzer,$(NOCMP_SRCS)): private FLAGS_libfuzzer += $(NOCMP_FLAGS)
 LIBFUZZER_BINS := $(addprefix $(OUTDIR)/libfuzzer/,$(TARGETS))
 AFL_BINS       := $(addprefix $(OUTDIR)/afl/,$(TARGETS))
 REPLAY_BINS    := $(addprefix $(OUTDIR)/replay/,$(TARGETS))
+STABLE_BINS    := $(addprefix $(OUTDIR)/stable/,$(TARGETS))
 TOOL_BIN       := $(OUTDIR)/vmafuzz
 TEST_BINS      := $(addprefix $(OUTDIR)/tests/,$(TESTS))
 GCC_REPLAY_BINS := $(addprefix $(OBJDIR)/gcc-check/bin/replay/,$(TARGETS))
@@ -208,13 +221,14 @@ HAVE_AFL := $(shell command -v $(AFL_CC) 2>/dev/null)
 HAVE_URCU := $(shell $(CC) -E -include urcu/urcu-memb.h -x c /dev/null >/dev/null 2>&1 && echo yes)
 
 .DEFAULT_GOAL := all
-.PHONY: all libfuzzer afl replay tool test gcc-check oss-fuzz tsan threads corpus regress \
+.PHONY: all libfuzzer afl replay tool test gcc-check oss-fuzz tsan threads corpus regress stable \
 	clean help list-targets FORCE
 
 all: libfuzzer libfuzzer-plain afl replay tool test tsan threads corpus regress
 
 libfuzzer: $(LIBFUZZER_BINS)
 replay: $(REPLAY_BINS)
+stable: $(STABLE_BINS)
 tool: $(TOOL_BIN)
 test: $(TEST_BINS)
 corpus: $(SEEDS)
@@ -263,6 +277,21 @@ $(REPLAY_BINS): $(OUTDIR)/replay/%: $(OBJDIR)/replay/replay/%.o \
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC_replay) $(LINK_replay) $^ $(LDLIBS) -o $@
+
+# The determinism check's driver has no coverage of its own: it counts
+# everyone else's.
+STABLE_MAIN := $(OBJDIR)/stable/driver/main_stable.o
+$(STABLE_MAIN): fuzz/main_stable.c $(OBJDIR)/stable/.flags
+	@mkdir -p $(@D)
+	$(call msg,CC,[stable] $<)
+	$(Q)$(CC_stable) $(BASE_CFLAGS) $(FLAGS_stable) $(EXTRA_CFLAGS) \
+		-fno-sanitize-coverage=trace-pc-guard -MMD -MP -c $< -o $@
+
+$(STABLE_BINS): $(OUTDIR)/stable/%: $(STABLE_MAIN) $(OBJDIR)/stable/engine/%.o \
+		$(call objs,stable,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_stable) $(LINK_stable) $^ $(LDLIBS) -o $@
 
 $(TOOL_BIN): $(call objs,tool,$(TOOL_SRCS) $(LIB_SRCS))
 	@mkdir -p $(@D)
@@ -333,6 +362,7 @@ $(call objs,tool,tools/repro_emit.c) $(call objs,gcc-check,tools/repro_emit.c): 
 #   make bug-replay BUG=<name>      -> out/bugs/<name>/replay/<target>
 #   make bug-libfuzzer BUG=<name>   -> out/bugs/<name>/libfuzzer/<target>
 #   make bug-afl BUG=<name>         -> out/bugs/<name>/afl/<target> (afl++)
+#   make bug-stable BUG=<name>      -> out/bugs/<name>/stable/<target> (determinism check)
 # BUG may name several ("a b" or a,b: out/bugs/a+b/). Only the files that
 # mention a switch are compiled again, with it, into out/obj/bug-<name>/ (or
 # bug-<name>-libfuzzer/); the rest are the replay (libfuzzer) flavor's objects.
@@ -341,15 +371,15 @@ bug_comma := ,
 bug_space := $(subst ,, )
 BUG_LIST := $(sort $(subst $(bug_comma), ,$(subst +, ,$(BUG))))
 BUG_NAME := $(subst $(bug_space),+,$(BUG_LIST))
-.PHONY: bug-replay bug-libfuzzer bug-afl list-bugs
+.PHONY: bug-replay bug-libfuzzer bug-afl bug-stable list-bugs
 # the known-bug suite's: not the test_ plants, which test the harness itself
 list-bugs:
 	@echo $(filter-out test_%,$(BUGS))
 ifeq ($(BUG_LIST),)
-bug-replay bug-libfuzzer bug-afl:
+bug-replay bug-libfuzzer bug-afl bug-stable:
 	@echo "make $@: set BUG=<name>; planted bugs: $(BUGS)" >&2; exit 2
 else ifneq ($(filter-out $(BUGS),$(BUG_LIST)),)
-bug-replay bug-libfuzzer bug-afl:
+bug-replay bug-libfuzzer bug-afl bug-stable:
 	@echo "make $@: no planted bug '$(filter-out $(BUGS),$(BUG_LIST))' (no VMAFUZZ_BUG_<name> in src/ or fuzz/); have: $(BUGS)" >&2; exit 2
 else
 BUG_DEFS := $(addprefix -DVMAFUZZ_BUG_,$(BUG_LIST))
@@ -364,13 +394,17 @@ FLAGS_bug-$(BUG_NAME)-libfuzzer = $(FLAGS_libfuzzer) $(BUG_DEFS)
 NOCMP_STAMP_bug-$(BUG_NAME)-libfuzzer = $(NOCMP_STAMP_libfuzzer)
 CC_bug-$(BUG_NAME)-afl          = $(CC_afl)
 FLAGS_bug-$(BUG_NAME)-afl       = $(FLAGS_afl) $(BUG_DEFS)
-$(foreach f,bug-$(BUG_NAME) bug-$(BUG_NAME)-libfuzzer bug-$(BUG_NAME)-afl,$(eval $(call flavor_rules,$(f))))
+CC_bug-$(BUG_NAME)-stable       = $(CC_stable)
+FLAGS_bug-$(BUG_NAME)-stable    = $(FLAGS_stable) $(BUG_DEFS)
+$(foreach f,bug-$(BUG_NAME) bug-$(BUG_NAME)-libfuzzer bug-$(BUG_NAME)-afl bug-$(BUG_NAME)-stable,$(eval $(call flavor_rules,$(f))))
 $(call objs,bug-$(BUG_NAME)-libfuzzer,$(filter $(NOCMP_SRCS),$(BUG_SRCS))): \
 	private FLAGS_bug-$(BUG_NAME)-libfuzzer += $(NOCMP_FLAGS)
 BUG_REPLAY_BINS    := $(addprefix $(OUTDIR)/bugs/$(BUG_NAME)/replay/,$(TARGETS))
 BUG_LIBFUZZER_BINS := $(addprefix $(OUTDIR)/bugs/$(BUG_NAME)/libfuzzer/,$(TARGETS))
 BUG_AFL_BINS       := $(addprefix $(OUTDIR)/bugs/$(BUG_NAME)/afl/,$(TARGETS))
+BUG_STABLE_BINS    := $(addprefix $(OUTDIR)/bugs/$(BUG_NAME)/stable/,$(TARGETS))
 bug-replay: $(BUG_REPLAY_BINS)
+bug-stable: $(BUG_STABLE_BINS)
 bug-libfuzzer: $(BUG_LIBFUZZER_BINS)
 ifneq ($(HAVE_AFL),)
 bug-afl: $(BUG_AFL_BINS)
@@ -399,6 +433,13 @@ $(BUG_AFL_BINS): $(OUTDIR)/bugs/$(BUG_NAME)/afl/%: $(OBJDIR)/afl/engine/%.o \
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC_afl) $(LINK_afl) $^ $(LDLIBS) -o $@
+
+$(BUG_STABLE_BINS): $(OUTDIR)/bugs/$(BUG_NAME)/stable/%: $(STABLE_MAIN) $(OBJDIR)/stable/engine/%.o \
+		$(call objs,stable,$(filter-out $(BUG_SRCS),$(LIB_SRCS))) \
+		$(call objs,bug-$(BUG_NAME)-stable,$(BUG_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_stable) $(LINK_stable) $^ $(LDLIBS) -o $@
 endif
 
 # ------------------------------------------------- mutator, cmplog, coverage

@@ -9,7 +9,9 @@
 #   ./build.sh fuzz --plain ...     the same without it (out/libfuzzer-plain/T)
 #   ./build.sh fuzz --afl [T] [SECS]  afl-fuzz with the dictionary, a CmpLog binary
 #                                   (-c out/afl-cmplog/T) and the mutator library
-#                                   (AFL_CUSTOM_MUTATOR_LIBRARY=out/afl/T-mutator.so)
+#                                   (AFL_CUSTOM_MUTATOR_LIBRARY=out/afl/T-mutator.so);
+#                                   its status screen on a terminal, else status lines;
+#                                   plot_data rows from the first second (vmafuzz statsd)
 #   ./build.sh fuzz --jobs N ...    N workers on one corpus: libFuzzer -fork=N
 #                                   (-ignore_crashes=1), AFL++ one -M and N-1 -S
 #   ./build.sh fuzz ... -- FLAGS    FLAGS to the engine as they are; fuzz --help
@@ -42,6 +44,7 @@ set -euo pipefail
 
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
 ROOT=$PWD
+. scripts/afl-lib.sh
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 run_make() {
@@ -281,8 +284,10 @@ fuzz_usage() {
 	  --jobs N    N workers on one corpus (libFuzzer -fork=N, AFL++ -M/-S)
 	  -- FLAGS    passed to the engine as they are (libFuzzer: -runs=1000,
 	              -seed=7 ...; afl-fuzz: -p explore ...), after ours
-	A status line every few seconds; the engine's whole log in
-	out/work/<target>/logs/ (fuzz.log: the last run's).
+	A status line every few seconds (with --afl on a terminal, afl-fuzz's
+	status screen instead); the engine's whole log in out/work/<target>/logs/
+	(fuzz.log: libFuzzer's last). With --afl, plot_data has a row a second
+	(vmafuzz plot draws it) and afl-whatsup out/work/<target>/afl works.
 	Crashes go to out/work/<target>/crashes/ (AFL++: afl/<instance>/crashes/);
 	each folder's .builds says which build found each crash, and vmafuzz
 	triage, minimize, regress and replay use that build's replay driver.
@@ -316,13 +321,35 @@ crash_names() {
 	[ -d "$1" ] && find "$1" -maxdepth 1 -type f ! -name '.*' ! -name README.txt -printf '%f\n' | sort || true
 }
 
-# fuzz_status LOG CRASHDIR BEFORE START SECS: a status line every few
-# seconds from libFuzzer's log, until killed. On a terminal the line is
-# rewritten in place every 5 s; else one line every 30 s
-# (VMAFUZZ_STATUS_EVERY=S: every S s).
+# libfuzzer_sample LOG: "exec/s edges corpus" from libFuzzer's last
+# progress line.
+libfuzzer_sample() {
+	local last cov corp rate
+	last=$(grep -E 'cov: [0-9]+.*exec/s:? [0-9]+' "$1" 2>/dev/null | tail -n 1 || true)
+	cov=$(grep -Eo 'cov: [0-9]+' <<<"$last" | cut -d' ' -f2 || true)
+	corp=$(grep -Eo 'corp: [0-9]+' <<<"$last" | cut -d' ' -f2 || true)
+	rate=$(grep -Eo 'exec/s:? [0-9]+' <<<"$last" | grep -Eo '[0-9]+' || true)
+	echo "${rate:-?} ${cov:-?} ${corp:-?}"
+}
+
+# afl_sample ROWS: the same from the last plot_data row vmafuzz statsd wrote
+# (columns: time, cycles, item, corpus, ..., exec/s, executions, edges).
+afl_sample() {
+	local last
+	last=$(tail -n 1 "$1" 2>/dev/null | grep -v '^#' || true)
+	awk -F', ' -v l="$last" 'BEGIN { split(l, f, ", ");
+		if (l == "") print "? ? ?"; else printf "%d %s %s\n", f[11], f[13], f[4] }'
+}
+
+# fuzz_status SAMPLER SOURCE BEFORE START SECS CRASHDIR...: a status line
+# every few seconds from what SAMPLER says of SOURCE (libfuzzer_sample LOG,
+# afl_sample ROWS), until killed. On a terminal the line is rewritten in
+# place every 5 s; else one line every 30 s (VMAFUZZ_STATUS_EVERY=S: every
+# S s). Crashes: the files of the CRASHDIRs beyond BEFORE.
 fuzz_status() {
-	local log=$1 crashes=$2 before=$3 start=$4 secs=$5 every=30 end=$'\n' last now t left
-	local cov corp rate n
+	local sampler=$1 src=$2 before=$3 start=$4 secs=$5 every=30 end=$'\n' now t left
+	local rate cov corp n d
+	shift 5
 	if [ -t 1 ]; then
 		every=5 end=$'\r'
 	fi
@@ -332,14 +359,13 @@ fuzz_status() {
 		t=$((now - start))
 		left=$((secs - t))
 		[ "$left" -lt 0 ] && left=0
-		last=$(grep -E 'cov: [0-9]+.*exec/s:? [0-9]+' "$log" 2>/dev/null | tail -n 1 || true)
-		cov=$(grep -Eo 'cov: [0-9]+' <<<"$last" | cut -d' ' -f2 || true)
-		corp=$(grep -Eo 'corp: [0-9]+' <<<"$last" | cut -d' ' -f2 || true)
-		rate=$(grep -Eo 'exec/s:? [0-9]+' <<<"$last" | grep -Eo '[0-9]+' || true)
-		n=$(($(count_files "$crashes") - before))
+		read -r rate cov corp < <("$sampler" "$src")
+		n=$((-before))
+		for d in "$@"; do
+			n=$((n + $(count_files "$d")))
+		done
 		printf '[%s] %ds elapsed, %ds left: exec/s %s, edges %s, corpus %s, crashes %d new%s' \
-			"$(date +%H:%M:%S)" "$t" "$left" "${rate:-?}" "${cov:-?}" "${corp:-?}" "$n" \
-			"$end"
+			"$(date +%H:%M:%S)" "$t" "$left" "$rate" "$cov" "$corp" "$n" "$end"
 	done
 }
 
@@ -487,7 +513,7 @@ fuzz() {
 	# Ctrl-C: libFuzzer stops and prints its stats; this script must go on
 	# to the summary (the status loop, in the background, ignores it).
 	trap 'echo; echo "(interrupted)"' INT
-	fuzz_status "$log" "$work/crashes" "$old_crashes" "$start" "$secs" &
+	fuzz_status libfuzzer_sample "$log" "$old_crashes" "$start" "$secs" "$work/crashes" &
 	spid=$!
 	set +e
 	"${cmd[@]}" >"$log" 2>&1
@@ -554,6 +580,9 @@ fuzz() {
 # mutator library; uses target/secs/jobs/work/seeds/dict from fuzz().
 # One instance is "default"; with --jobs N, "main" (-M, with CmpLog) runs in
 # the foreground and s1..s<N-1> (-S) in the background, all on $work/afl.
+# On a terminal afl-fuzz draws its status screen; otherwise its output goes
+# to a log and a status line comes every 30 s. vmafuzz statsd writes each
+# instance's plot_data rows from the first second (scripts/afl-lib.sh).
 fuzz_afl() {
 	if ! command -v afl-fuzz >/dev/null || ! command -v afl-clang-fast >/dev/null; then
 		echo "build.sh: afl-fuzz/afl-clang-fast not found (install the afl++ package)" >&2
@@ -568,7 +597,7 @@ fuzz_afl() {
 	# comparisons from the normal build
 	[ -n "$bug" ] && bin=out/bugs/$bug/afl/$target build=bugs/$bug/afl &&
 		run_make bug-afl bug-replay BUG="$bug"
-	run_make "$bin" "out/afl/$twin-mutator.so" "$cmplog" corpus
+	run_make "$bin" "out/afl/$twin-mutator.so" "$cmplog" corpus tool
 	local in=$seeds
 	if [ "$(count_files "$seeds")" -eq 0 ]; then
 		# afl-fuzz refuses an empty input directory.
@@ -577,55 +606,29 @@ fuzz_afl() {
 		printf '\0' >"$in/empty"
 	fi
 	# the crashes there before this run (AFL_AUTORESUME keeps them)
-	local before_afl d
+	local before_afl d n
 	before_afl=$(for d in "$work"/afl/*/crashes; do crash_names "$d" | sed "s|^|$d/|"; done 2>/dev/null)
 	local common=(-i "$in" -o "$work/afl")
 	[ -f "$dict" ] && common+=(-x "$dict")
-	local names=(default) i pids=() rc=0
+	local names=(default) i rc=0
 	[ "$jobs" -gt 1 ] && names=(main)
 	for ((i = 1; i < jobs; i++)); do
 		names+=("s$i")
 	done
-	# AFL_AUTORESUME: keep the output directory (and its queue) between runs.
-	# AFL_SKIP_CRASHES: a seed that crashes (a --bug build's, often) is
-	# skipped, not the end of the run.
-	export AFL_SKIP_CRASHES=1
-	export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
-		AFL_AUTORESUME=1 AFL_CUSTOM_MUTATOR_LIBRARY="$ROOT/out/afl/$twin-mutator.so"
-	# No pinning to a core (afl-fuzz refuses to start when every core is
-	# pinned, which on a shared machine other runs may have done), unless
-	# VMAFUZZ_AFL_BIND=1.
-	[ "${VMAFUZZ_AFL_BIND:-0}" = 1 ] || export AFL_NO_AFFINITY=1
-	# Each afl-fuzz in its own PID namespace when allowed (root): AFL++ 4.04c
-	# can leave a persistent-mode child behind, stopped, when it exits
-	# (AFLplusplus issues 610, 2577), which then counts as a pinned core;
-	# the namespace ends all its processes with afl-fuzz.
-	local ns=()
-	if unshare --fork --pid --kill-child=SIGINT true 2>/dev/null; then
-		ns=(unshare --fork --pid --kill-child=SIGINT)
-	fi
+	local afl_ui=0 afl_log=
+	afl_env
+	local crashdirs=() old=0
+	for n in "${names[@]}"; do
+		crashdirs+=("$work/afl/$n/crashes")
+		old=$((old + $(count_files "$work/afl/$n/crashes")))
+	done
 	echo "AFL++ fuzzing $target for ${secs}s with ${jobs} instance(s) (${names[*]});" \
-		"crashes go to $ROOT/$work/afl/<instance>/crashes/"
+		"crashes go to $(abs "$work")/afl/<instance>/crashes/"
 	echo "+ AFL_CUSTOM_MUTATOR_LIBRARY=$AFL_CUSTOM_MUTATOR_LIBRARY"
-	# the secondaries in the background, their output in $work/afl-<name>.log
-	trap 'echo "(interrupted)"; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' INT
-	for ((i = 1; i < jobs; i++)); do
-		local sec=(afl-fuzz "${common[@]}" -S "${names[i]}" -V "$secs" "${engine[@]}" -- "$bin")
-		echo "+ ${sec[*]} >$work/afl-${names[i]}.log &"
-		"${ns[@]}" "${sec[@]}" >"$work/afl-${names[i]}.log" 2>&1 </dev/null &
-		pids+=($!)
-	done
-	local cmd=(afl-fuzz "${common[@]}")
-	[ "$jobs" -gt 1 ] && cmd+=(-M main)
-	cmd+=(-c "$cmplog" -V "$secs" "${engine[@]}" -- "$bin")
-	echo "+ ${cmd[*]}"
-	"${ns[@]}" "${cmd[@]}" || rc=$?
-	for i in "${pids[@]}"; do
-		wait "$i" || true
-	done
+	afl_instances
 	trap - INT
 
-	local n crashes=0 c stats
+	local crashes=0 c stats
 	echo
 	echo "== $target: afl-fuzz exit status $rc"
 	for n in "${names[@]}"; do
@@ -637,13 +640,129 @@ fuzz_afl() {
 		if [ -f "$stats" ]; then
 			echo "   $n: exec/s $(sed -n 's/^execs_per_sec *: *//p' "$stats")," \
 				"corpus $(sed -n 's/^corpus_count *: *//p' "$stats")," \
-				"edges $(sed -n 's/^edges_found *: *//p' "$stats"), crashes $c"
+				"edges $(sed -n 's/^edges_found *: *//p' "$stats")," \
+				"stability $(sed -n 's/^stability *: *//p' "$stats"), crashes $c"
 		fi
 	done
-	echo "   queue:   $ROOT/$work/afl/<instance>/queue"
-	echo "   crashes: $crashes file(s) in $ROOT/$work/afl/<instance>/crashes/"
-	echo "   plot:    out/vmafuzz plot $work/afl/${names[0]}/plot_data"
+	echo "   queue:   $(abs "$work")/afl/<instance>/queue"
+	echo "   crashes: $((crashes - old)) new this run, $crashes in all, in" \
+		"$(abs "$work")/afl/<instance>/crashes/"
+	echo "   plot:    out/vmafuzz plot $work/afl/${names[0]}/plot_data" \
+		"($(grep -vc '^#' "$work/afl/${names[0]}/plot_data" 2>/dev/null || echo 0) rows)"
+	[ -n "$afl_log" ] && echo "   log:     $(abs "$afl_log")"
 	return "$rc"
+}
+
+# abs PATH: PATH from /, as it is when it starts with /.
+abs() {
+	case $1 in
+	/*) echo "$1" ;;
+	*) echo "$ROOT/$1" ;;
+	esac
+}
+
+# The environment of every afl-fuzz build.sh runs (uses twin from fuzz()).
+afl_env() {
+	# AFL_AUTORESUME: keep the output directory (and its queue) between runs.
+	# AFL_SKIP_CRASHES: a seed that crashes (a --bug build's, often) is
+	# skipped, not the end of the run.
+	export AFL_SKIP_CRASHES=1
+	export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
+		AFL_AUTORESUME=1 AFL_CUSTOM_MUTATOR_LIBRARY="$ROOT/out/afl/$twin-mutator.so"
+	# figures every second to vmafuzz statsd (plot_data rows), untagged
+	export AFL_STATSD=1
+	unset AFL_STATSD_TAGS_FLAVOR AFL_STATSD_HOST
+	# No pinning to a core (afl-fuzz refuses to start when every core is
+	# pinned, which on a shared machine other runs may have done), unless
+	# VMAFUZZ_AFL_BIND=1.
+	[ "${VMAFUZZ_AFL_BIND:-0}" = 1 ] || export AFL_NO_AFFINITY=1
+	# the status screen on a terminal; else a log and status lines
+	afl_ui=0
+	if afl_wants_ui; then
+		afl_ui=1
+	else
+		export AFL_NO_UI=1
+	fi
+}
+
+# Run the instances of fuzz_afl (its names, common, bin, cmplog...), each
+# with a vmafuzz statsd, the secondaries in the background (output in
+# $work/afl-<name>.log), the first as afl_main says; then merge their rows
+# into plot_data and end what afl-fuzz left behind. Sets rc and afl_log.
+afl_instances() {
+	local run=$$-$(date +%s%N) map pids=() spids=() ports=() rows=() k cmd
+	map=$(AFL_DUMP_MAP_SIZE=1 "$bin" 2>/dev/null | tail -n 1 || true)
+	case $map in '' | *[!0-9]*) map=0 ;; esac
+	for ((k = 0; k < ${#names[@]}; k++)); do
+		rows+=("$work/afl-${names[k]}.plot")
+		afl_statsd_start "${rows[k]}" "$work/afl/${names[k]}/fuzzer_stats" "$map"
+		spids+=("$statsd_pid")
+		ports+=("$statsd_port")
+	done
+	trap 'echo "(interrupted)"; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' INT
+	for ((k = 1; k < ${#names[@]}; k++)); do
+		cmd=(afl-fuzz "${common[@]}" -S "${names[k]}" -V "$secs" "${engine[@]}" -- "$bin")
+		echo "+ ${cmd[*]} >$work/afl-${names[k]}.log &"
+		afl_run "$run" "${ports[k]}" "${cmd[@]}" >"$work/afl-${names[k]}.log" 2>&1 </dev/null &
+		pids+=($!)
+	done
+	cmd=(afl-fuzz "${common[@]}")
+	[ "$jobs" -gt 1 ] && cmd+=(-M main)
+	cmd+=(-c "$cmplog" -V "$secs" "${engine[@]}" -- "$bin")
+	echo "+ ${cmd[*]}"
+	afl_main "$run" "${ports[0]}" "${rows[0]}" "${cmd[@]}"
+	for k in "${pids[@]}"; do
+		wait "$k" 2>/dev/null || true
+	done
+	for ((k = 0; k < ${#names[@]}; k++)); do
+		kill "${spids[k]}" 2>/dev/null || true
+		wait "${spids[k]}" 2>/dev/null || true
+		afl_merge_rows "$work/afl/${names[k]}/plot_data" "${rows[k]}"
+	done
+	afl_end_leftovers "$run"
+}
+
+# afl_run RUN PORT CMD...: CMD with VMAFUZZ_AFL_RUN=RUN (afl_leftovers) and
+# its statsd figures to PORT (none when vmafuzz statsd did not start).
+afl_run() {
+	local run=$1 port=$2
+	shift 2
+	if [ -n "$port" ]; then
+		env "VMAFUZZ_AFL_RUN=$run" "AFL_STATSD_PORT=$port" "$@"
+	else
+		env -u AFL_STATSD "VMAFUZZ_AFL_RUN=$run" "$@"
+	fi
+}
+
+# afl_main RUN PORT ROWS CMD...: the first instance. On a terminal it draws
+# its status screen there; else its output goes to $work/logs/ (afl_log)
+# and fuzz_status prints lines from ROWS.
+afl_main() {
+	local run=$1 port=$2 rows=$3 start spid pid
+	shift 3
+	afl_log=
+	if [ "$afl_ui" = 1 ]; then
+		afl_run "$run" "$port" "$@" || rc=$?
+		return 0
+	fi
+	mkdir -p "$work/logs"
+	afl_log=$work/logs/$(date +%Y%m%d-%H%M%S)-${build//\//-}.log
+	echo "   engine log: $(abs "$afl_log")"
+	start=$(date +%s)
+	fuzz_status afl_sample "$rows" "$old" "$start" "$secs" "${crashdirs[@]}" &
+	spid=$!
+	afl_run "$run" "$port" "$@" >"$afl_log" 2>&1 </dev/null &
+	pid=$!
+	pids+=("$pid") # (for the INT trap)
+	wait "$pid" || rc=$?
+	# a Ctrl-C ends the first wait early; afl-fuzz still writes its stats
+	if kill -0 "$pid" 2>/dev/null; then
+		wait "$pid" || rc=$?
+	fi
+	kill "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
+	[ -t 1 ] && echo # past the status line
+	return 0
 }
 
 # ------------------------------------------------------------------- coverage

@@ -62,10 +62,18 @@ static void build_make(struct mm *mm)
 static void dirty(struct mm *mm, unsigned first, unsigned stride)
 {
 	for (unsigned k = first; k < (unsigned)mm->map_count; k += stride) {
-		struct vma *v = mm_vma_nth(mm, k);
+		struct vma *v;
+		uint64_t start;
+		bool write;
 
-		if (v->flags & VM_WRITE)
-			mm_touch(mm, v->start, PAGE_SIZE, true);
+		/* a lookup under the mmap lock, as find_vma's callers */
+		mmap_read_lock(&mm->lock);
+		v = mm_vma_nth(mm, k);
+		start = v->start;
+		write = v->flags & VM_WRITE;
+		mmap_read_unlock(&mm->lock);
+		if (write)
+			mm_touch(mm, start, PAGE_SIZE, true);
 	}
 }
 

@@ -32,12 +32,22 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* One VMA as two backends compare it (smaps' view). */
+/* One VMA as two backends compare it (smaps' view). The figures after
+ * rss and anon are filled by backends that have pages, when asked for
+ * usage: pages where smaps counts whole pages, kB (rounded down, as smaps
+ * prints them) for the proportional ones. */
 struct as_vma {
 	uint64_t start, end;
 	uint64_t flags;	    /* the kernel's VM_* bits the backend can show */
 	uint64_t pgoff;	    /* in pages */
 	uint64_t rss, anon; /* resident and anonymous pages */
+	bool file;	    /* file-backed (shmem too): smaps shows its offset */
+	uint64_t pss_kb, pss_dirty_kb;
+	uint64_t shared_clean, shared_dirty, private_clean, private_dirty; /* pages */
+	/* The userfaultfd context it is registered with, as the backend names
+	 * contexts (equal names, one context), or 0: none, or the backend
+	 * cannot tell (its modes are in flags) */
+	uint32_t uffd;
 };
 
 /* The VM_* bits an as_vma carries (the kernel's values). */
@@ -45,13 +55,19 @@ struct as_vma {
 #define AS_VM_WRITE 0x2ull
 #define AS_VM_EXEC 0x4ull
 #define AS_VM_SHARED 0x8ull
+#define AS_VM_MAYREAD 0x10ull
+#define AS_VM_MAYWRITE 0x20ull
+#define AS_VM_MAYEXEC 0x40ull
 #define AS_VM_MAYSHARE 0x80ull
 #define AS_VM_GROWSDOWN 0x100ull
+#define AS_VM_UFFD_MISSING 0x200ull
+#define AS_VM_UFFD_WP 0x1000ull
 #define AS_VM_LOCKED 0x2000ull
 #define AS_VM_DONTCOPY 0x20000ull
 #define AS_VM_LOCKONFAULT 0x80000ull
 #define AS_VM_ACCOUNT 0x100000ull
 #define AS_VM_WIPEONFORK 0x2000000ull
+#define AS_VM_UFFD_MINOR (1ull << 41)
 
 struct as_backend {
 	const char *name;
@@ -73,10 +89,23 @@ struct as_backend {
 	const char *(*refuses)(void *as, const struct mm_call *c);
 
 	/* Process @proc's VMAs meeting [lo, hi), in address order, at most
-	 * @max: how many, or -1 (message in @err) when they cannot be read.
+	 * @max: how many, or -1 (message in @err, unless @errlen is 0) when
+	 * they cannot be read: with @max 0, whether the process exists.
 	 * Resident counts only with @usage (they cost a page-table walk). */
 	int (*vmas)(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage,
 		    struct as_vma *out, unsigned max, char *err, size_t errlen);
+	/* Process @proc's pages present in [lo, hi), in address order, each
+	 * with what it holds (page data, mm_ops.h): @fn(@arg, address, value)
+	 * for each. 0, or -1 (message in @err) when they cannot be read. NULL:
+	 * the backend has no pages to show. */
+	int (*pages)(void *as, unsigned proc, uint64_t lo, uint64_t hi,
+		     void (*fn)(void *arg, uint64_t addr, uint64_t value), void *arg, char *err,
+		     size_t errlen);
+	/* Counts that change whenever process @proc's VMAs (*@vmas), or the
+	 * pages it maps or the data of any page (*@pages), may have changed
+	 * (the same after nothing did), so that what nothing touched is not
+	 * compared again; NULL: the backend cannot tell, all is compared. */
+	void (*changes)(void *as, unsigned proc, uint64_t *vmas, uint64_t *pages);
 	/* Every invariant the backend knows (reports through check_fail). */
 	void (*check)(void *as);
 	/* The state as text, for a failure report. */

@@ -20,6 +20,7 @@
 #include "mm/mmap.h"
 #include "mm/mprotect.h"
 #include "mm/mremap.h"
+#include "mm/page.h"
 #include "mm/rollup.h"
 #include "mm/types.h"
 #include "mm/uffd.h"
@@ -27,6 +28,7 @@
 #include "mm/usage.h"
 #include "mm/validate.h"
 #include "mm/vma.h"
+#include "runtime/alloc.h"
 #include "runtime/check.h"
 #include "runtime/mem_check.h"
 #include "runtime/sync.h"
@@ -36,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+_Static_assert(MMF_TOUCH_PAGES == MM_TOUCH_MAX_PAGES, "a touch reaches as many pages everywhere");
 
 struct mm *mmf_get(struct mmf_state *s, unsigned p)
 {
@@ -97,12 +101,21 @@ static void fork_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm_
 	if (c->result)
 		return;
 	for (unsigned i = 0; i < fu.n; i++) {
-		unsigned k = free_fd(s, p);
+		/* the parent's fd table, unless it exited meanwhile (the slot
+		 * may be another process's now) */
+		unsigned k = s->mm[p] == mm ? free_fd(s, p) : MMF_FDS;
+		struct alloc_fail_pause pause;
 
-		if (k < MMF_FDS)
+		if (k < MMF_FDS) {
 			s->fd[p][k] = fu.ctx[i];
-		else
-			uffd_put(fu.ctx[i]);
+			continue;
+		}
+		/* no fd for it: the monitor closes it, after the fork (a close
+		 * cannot fail, and an allocation failing in it is not the
+		 * fork's) */
+		alloc_fail_pause(&pause);
+		uffd_put(fu.ctx[i]);
+		alloc_fail_resume(&pause);
 	}
 	/* another thread may have taken the slot while we forked */
 	for (slot = 0; slot < MMF_MAX_PROCS && s->mm[slot]; slot++)
@@ -126,6 +139,7 @@ static int model_init(struct mmf_state *s)
 	for (unsigned i = 0; i < MMF_FILES; i++) {
 		s->files[i] = file_create(i, false);
 		MODEL_ASSERT(s->files[i] != NULL);
+		s->files[i]->data = MMF_FILE_DATA(i);
 	}
 	return 0;
 }
@@ -145,8 +159,10 @@ static void model_finish(struct mmf_state *s)
 	struct mm *mms[MMF_MAX_PROCS];
 	unsigned n = live_mms(s, mms);
 
+	lock_asserts_off(); /* a check at rest (sync.h) */
 	for (unsigned i = 0; i < n; i++)
 		mm_check_at_rest(mms[i]);
+	lock_asserts_on();
 	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
 		close_fds(s, i);
 	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
@@ -307,9 +323,11 @@ static void uffd_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm_
 			return;
 		x->event_remap = c->a.features & 2;
 		k = free_fd(s, p); /* other threads may have taken slots meanwhile */
-		if (k == MMF_FDS) {
+		if (k == MMF_FDS || s->mm[p] != mm) {
+			/* no room, or the process exited meanwhile (its slot may be
+			 * another process's now) */
 			uffd_put(x);
-			c->result = -EMFILE;
+			c->result = s->mm[p] != mm ? -ESRCH : -EMFILE;
 			return;
 		}
 		s->fd[p][k] = x;
@@ -402,7 +420,7 @@ static void model_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm
 		c->result = mm_madvise(mm, c->start, c->len, mmf_advice(c->a.advice));
 		break;
 	case MMF_OP_TOUCH:
-		c->result = mm_touch(mm, c->start, c->len, c->a.access == 1);
+		c->result = mm_access(mm, c->start, c->len, c->a.access == 1, c->value, c->seen);
 		break;
 	case MMF_OP_UFFD_CREATE:
 	case MMF_OP_UFFD_REGISTER:
@@ -538,6 +556,22 @@ static void *as_open(char *err, size_t errlen)
 	return NULL;
 }
 
+void as_model_forbid_zeropage(void *as, bool on)
+{
+	struct mmf_state *s = as;
+
+	if (s->mm[0])
+		s->mm[0]->forbids_zeropage = on;
+}
+
+void as_model_files_hold_zeros(void *as)
+{
+	struct mmf_state *s = as;
+
+	for (unsigned i = 0; i < MMF_FILES; i++)
+		s->files[i]->data = 0;
+}
+
 static void as_close(void *as)
 {
 	model_finish(as);
@@ -596,34 +630,106 @@ static int as_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage
 {
 	struct mmf_state *s = as;
 	struct mm *mm = s->mm[proc % MMF_MAX_PROCS];
+	struct mt_cursor cur;
+	struct vma *v;
 	unsigned n = 0;
+
+	if (!mm) {
+		if (errlen) /* (a caller asking whether it exists wants no words) */
+			snprintf(err, errlen, "the model has no process p%u", proc);
+		return -1;
+	}
+	lock_asserts_off();
+	mt_cursor_init(&cur, &mm->mt, lo);
+	while (n < max && (v = mt_cursor_next(&cur)) && v->start < hi) {
+		struct vma_usage u = {0, 0};
+		struct rollup_stats st = {0};
+
+		if (mt_is_zero(v))
+			break;
+		if (usage) {
+			vma_usage(mm, v, &u);
+			smaps_gather(v, v->start, &st);
+		}
+		out[n++] = (struct as_vma){
+		    .start = v->start,
+		    .end = v->end,
+		    .flags = v->flags,
+		    .pgoff = v->pgoff,
+		    .rss = u.rss,
+		    .anon = u.anonymous,
+		    .file = v->file != NULL,
+		    .pss_kb = st.pss >> (PSS_SHIFT + 10),
+		    .pss_dirty_kb = st.pss_dirty >> (PSS_SHIFT + 10),
+		    .shared_clean = st.shared_clean >> PAGE_SHIFT,
+		    .shared_dirty = st.shared_dirty >> PAGE_SHIFT,
+		    .private_clean = st.private_clean >> PAGE_SHIFT,
+		    .private_dirty = st.private_dirty >> PAGE_SHIFT,
+		    .uffd = v->uffd ? v->uffd->id : 0,
+		};
+	}
+	lock_asserts_on();
+	return (int)n;
+}
+
+struct pages_walk {
+	void (*fn)(void *arg, uint64_t addr, uint64_t value);
+	void *arg;
+};
+
+static void page_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	struct pages_walk *w = arg;
+
+	(void)mm;
+	w->fn(w->arg, addr, pte_page(*slot)->val);
+}
+
+static int as_pages(void *as, unsigned proc, uint64_t lo, uint64_t hi,
+		    void (*fn)(void *arg, uint64_t addr, uint64_t value), void *arg, char *err,
+		    size_t errlen)
+{
+	struct mmf_state *s = as;
+	struct mm *mm = s->mm[proc % MMF_MAX_PROCS];
+	struct pages_walk w = {fn, arg};
 
 	if (!mm) {
 		snprintf(err, errlen, "the model has no process p%u", proc);
 		return -1;
 	}
-	for (struct vma *v = mm_find_vma(mm, lo); v && v->start < hi && n < max;
-	     v = mm_find_vma(mm, v->end)) {
-		struct vma_usage u = {0, 0};
+	lock_asserts_off();
+	for_each_pte(mm, lo, hi, page_one, &w);
+	lock_asserts_on();
+	return 0;
+}
 
-		if (mt_is_zero(v))
-			break;
-		if (usage)
-			vma_usage(mm, v, &u);
-		out[n++] =
-		    (struct as_vma){v->start, v->end, v->flags, v->pgoff, u.rss, u.anonymous};
-	}
-	return (int)n;
+/* The checks and views below read the model at rest (or, for a report,
+ * wherever it stopped) and take no lock: the kernel's lock assertions are
+ * off for them (sync.h). */
+/* What a process's VMAs, page table and the pages' data owe their state to:
+ * VMAs change only under the mmap write lock (the lock assertions hold the
+ * model to it), whose count its seq is; entries only through pte_set and
+ * pte_clear, which count in fault_changes; data only through page_access. */
+static void as_changes(void *as, unsigned proc, uint64_t *vmas, uint64_t *pages)
+{
+	struct mm *mm = ((struct mmf_state *)as)->mm[proc % MMF_MAX_PROCS];
+
+	*vmas = mm ? mm->lock.seq : UINT64_MAX;
+	*pages = mm ? mm->fault_changes + page_data_changes : UINT64_MAX;
 }
 
 static void as_check(void *as)
 {
+	lock_asserts_off();
 	model_check(as);
+	lock_asserts_on();
 }
 
 static void as_dump(FILE *out, void *as)
 {
+	lock_asserts_off();
 	model_dump(out, as);
+	lock_asserts_on();
 }
 
 /* Calls that may succeed although an allocation inside them failed: mmap
@@ -659,6 +765,8 @@ const struct as_backend as_model = {
     .put = as_put,
     .refuses = as_refuses,
     .vmas = as_vmas,
+    .pages = as_pages,
+    .changes = as_changes,
     .check = as_check,
     .dump = as_dump,
 };

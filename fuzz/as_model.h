@@ -17,6 +17,15 @@ struct mmf_state {
 	struct uffd_ctx *fd[MMF_MAX_PROCS][MMF_FDS]; /* open userfaultfds */
 };
 
+/* Process p0 of a fresh model (as_model.open) forbids the zero page, or
+ * not (mm_forbids_zeropage, mm/types.h); the processes it forks inherit it. */
+void as_model_forbid_zeropage(void *as, bool on);
+
+/* The model's files of a fresh model hold zeros until written, as new
+ * memfds do, rather than their MMF_FILE_DATA (vmafuzz conform maps them as
+ * memfds). */
+void as_model_files_hold_zeros(void *as);
+
 /* The process's mm with a reference held (mmget), or NULL; and its release. */
 struct mm *mmf_get(struct mmf_state *s, unsigned p);
 void mmf_put(struct mmf_state *s, struct mm *mm);

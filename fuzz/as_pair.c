@@ -35,10 +35,16 @@ static const struct as_backend *P, *S;
 struct pair {
 	void *p, *s;
 	bool diverged; /* a failed call left the two apart */
-	/* scratch for the two views of one check, written before read (not
-	 * zeroed per input: at 96 KiB that was a tenth of a kfuzz_vma run) */
+	/* the two views of one check, written before read (pair_views) */
 	struct as_vma *pv, *sv;
 };
+
+/*
+ * The scratch for the two views of a check, one for the program: zeroed per
+ * input at 96 KiB it was a tenth of a kfuzz_vma run, and allocated per
+ * input still the pair's largest allocation.
+ */
+static struct as_vma pair_views[2 * PAIR_VMAS];
 
 /* The two holds of a process, between get and put. */
 struct holds {
@@ -52,12 +58,8 @@ static void *pair_open(char *err, size_t errlen)
 
 	if (!x)
 		return NULL;
-	x->pv = malloc(2 * PAIR_VMAS * sizeof(*x->pv));
-	if (!x->pv) {
-		free(x);
-		return NULL;
-	}
-	x->sv = x->pv + PAIR_VMAS;
+	x->pv = pair_views;
+	x->sv = pair_views + PAIR_VMAS;
 	x->p = P->open(err, errlen);
 	alloc_fail_pause(&pause);
 	x->s = x->p ? S->open(err, errlen) : NULL;
@@ -65,7 +67,6 @@ static void *pair_open(char *err, size_t errlen)
 	if (!x->s) {
 		if (x->p)
 			P->close(x->p);
-		free(x->pv);
 		free(x);
 		return NULL;
 	}
@@ -78,7 +79,6 @@ static void pair_close(void *as)
 
 	P->close(x->p);
 	S->close(x->s);
-	free(x->pv);
 	free(x);
 }
 
@@ -136,7 +136,7 @@ static void compare_views(struct pair *x, const struct mm_call *c)
 	fprintf(stderr, "--- VMAs of p%u after %s ---\n", c->a.proc, mmf_ops[c->code].name);
 	if (np >= 0 && ns >= 0)
 		as_print_views(stderr, P->name, x->pv, (unsigned)np, S->name, x->sv, (unsigned)ns,
-			       PAIR_FLAGS, MMF_WINDOW_LO);
+			       PAIR_FLAGS, MMF_WINDOW_LO, 0);
 	check_fail(CK_AS_BACKENDS_DIFFER,
 		   "%s and %s hold different VMAs after %s [%#" PRIx64 ", +%#" PRIx64 ")", P->name,
 		   S->name, mmf_ops[c->code].name, c->start, c->len);
@@ -201,6 +201,19 @@ static int pair_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usa
 	return P->vmas(((struct pair *)as)->p, proc, lo, hi, usage, out, max, err, errlen);
 }
 
+/* The primary's pages; the shadow's when the primary has none to show (the
+ * kernel's mm/vma.c has no pages: the calls that make them run on neither). */
+static int pair_pages(void *as, unsigned proc, uint64_t lo, uint64_t hi,
+		      void (*fn)(void *arg, uint64_t addr, uint64_t value), void *arg, char *err,
+		      size_t errlen)
+{
+	struct pair *x = as;
+
+	if (P->pages)
+		return P->pages(x->p, proc, lo, hi, fn, arg, err, errlen);
+	return S->pages(x->s, proc, lo, hi, fn, arg, err, errlen);
+}
+
 static void pair_check(void *as)
 {
 	struct pair *x = as;
@@ -239,5 +252,6 @@ const struct as_backend *as_pair(const struct as_backend *primary, const struct 
 	S = shadow;
 	pair.name = primary->name;
 	pair.absorbs = primary->absorbs;
+	pair.pages = primary->pages || shadow->pages ? pair_pages : NULL;
 	return &pair;
 }

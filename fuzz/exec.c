@@ -2,10 +2,12 @@
 /* Running programs: the failure report and fail_at (exec.h). */
 #include "exec.h"
 
+#include "mm/between.h"
 #include "runtime/alloc.h"
 #include "runtime/check.h"
 #include "runtime/sched.h"
 #include "runtime/sync.h"
+#include "tree/mtree.h"
 
 #include <string.h>
 
@@ -102,8 +104,16 @@ static void asan_report_hook(const char *report)
 void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, size_t size,
 		void (*dump_state)(FILE *, void *), void *state)
 {
-	static bool death_installed;
+#ifdef VMAFUZZ_BUG_test_carry_over
+	/* planted for tests/stable.sh, no kernel bug: a count kept from one
+	 * program to the next, which takes a branch in every second program
+	 * (as a cache emptied every other time would) */
+	static unsigned programs;
+	static volatile unsigned sink;
 
+	if (++programs % 2 == 0)
+		sink++;
+#endif
 	memset(x, 0, sizeof(*x));
 	x->desc = d;
 	x->step = -1;
@@ -112,13 +122,12 @@ void exec_begin(struct exec *x, const struct prog_desc *d, const uint8_t *data, 
 	prog_decode(d, data, size, &x->prog);
 	current = x;
 	check_set_context(report_hook, x);
-	if (!death_installed) {
-		if (!exec_under_engine && __sanitizer_set_death_callback)
-			__sanitizer_set_death_callback(death_hook);
-		else if (__asan_set_error_report_callback)
-			__asan_set_error_report_callback(asan_report_hook);
-		death_installed = true;
-	}
+	/* for every program, not once: the first program of a process must
+	 * run the same code as the next ones */
+	if (!exec_under_engine && __sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(death_hook);
+	else if (__asan_set_error_report_callback)
+		__asan_set_error_report_callback(asan_report_hook);
 }
 
 /*
@@ -229,12 +238,26 @@ void exec_run(struct exec *x, exec_op_fn op_fn, exec_check_fn check_fn)
 	x->check_fn(x->state);
 }
 
+/*
+ * Nothing of this program may reach the next one run in the same process
+ * (AFL++'s persistent mode, libFuzzer): the caches and scratch arrays the
+ * layers keep from one call to the next, and the model's numbering, start
+ * again as at the process's start. tests/stable.sh checks it.
+ */
+static void between_programs(void)
+{
+	rcu_between_programs();
+	mt_scratch_release();
+	mm_between_programs();
+}
+
 void exec_end(struct exec *x)
 {
 	(void)x;
 	current = NULL;
 	check_set_context(NULL, NULL);
 	alloc_fail_disarm();
+	between_programs();
 }
 
 void exec_arm(const struct prog_op *op)

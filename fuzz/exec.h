@@ -62,7 +62,9 @@ uint64_t exec_last_digest(void);
 unsigned exec_interleave_seen(void);
 void exec_interleave_clear(void);
 
-/* Remove the failure report (the state is going away). */
+/* Remove the failure report (the state is going away), and leave nothing
+ * of the program behind for the next one: the layers' caches and scratch
+ * arrays are freed, the model's numbering starts again. */
 void exec_end(struct exec *x);
 
 /* Arm allocation failure for the op about to run (fail_at = 0: none). */

@@ -13,6 +13,7 @@
  * parent's VMA tree under RCU alone (`rcu_walk`), touching every VMA they meet, so a VMA or tree
  * node freed too early is caught by AddressSanitizer.
  */
+#include "as_expect.h"
 #include "as_model.h"
 #include "exec.h"
 #include "mm/anon.h"
@@ -125,7 +126,14 @@ static void run_op(void *arg, const struct prog_op *op)
 	if (!mm)
 		return;
 	if (op->code == OP_FORK_EVERY) {
+		/* to the expectation, a fork whose child's contexts reach nobody */
+		struct mm_call c = {.code = MMF_OP_FORK, .a = a};
+		unsigned begun =
+		    m->expect ? as_expect_begin(m->expect, &c, as_expect_held(m->expect, &c)) : 0;
+
 		fork_every(s, mm, &a);
+		if (m->expect)
+			as_expect_end_fork_nofd(m->expect, m->b, m->as, &c, begun);
 	} else {
 		rcu_read_lock();
 		mt_rcu_walk(&mm->mt, 0, MT_MAX, walk_visit, mm);

@@ -19,11 +19,15 @@
  * model runs the calls through the address-space seam (as_backend.h).
  */
 #include "as_backend.h"
+#include "as_model.h"
 #include "mm_fuzz.h"
 #include "mm_ops.h"
 #include "target.h"
 
-static const char *const mm_config[] = {NULL};
+/* no_zero_page: process p0 (and every process it forks) forbids the zero
+ * page, as a kernel with mm_forbids_zeropage() does: a read fault of private
+ * anonymous memory allocates a page (mm/types.h). */
+static const char *const mm_config[] = {"no_zero_page", NULL};
 
 const struct prog_desc mm_desc = {
     .target = "fuzz_mm",
@@ -45,10 +49,16 @@ const struct prog_desc mm_seq_desc = {
     .args_size = sizeof(struct mm_args),
 };
 
+static void mm_configure(struct mm_exec *m, uint8_t config)
+{
+	as_model_forbid_zeropage(m->as, config & MM_CONFIG_NO_ZERO_PAGE);
+}
+
 static const struct mm_target mm_target = {
     .desc = &mm_desc,
     .backend = &as_model,
     .fork_code = MMF_OP_FORK,
+    .configure = mm_configure,
 };
 
 static int mm_run(const uint8_t *data, size_t size)

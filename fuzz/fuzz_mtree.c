@@ -54,6 +54,7 @@ struct mtree_state {
 	struct mtref ref[NTREES];
 	struct rwsem lock[NTREES];
 	struct mtref_log log[NTREES]; /* what writers stored: the RCU readers' oracle */
+	unsigned readers[NTREES];     /* RCU walks of the tree under way */
 	unsigned named;		      /* trees named by steps since the last check */
 	unsigned active[NTREES];      /* steps naming the tree under way */
 	uint64_t nodes[NTREES];	      /* each tree's nodes at its last check */
@@ -219,28 +220,40 @@ static void resolve(const struct mtref *ref, const struct range_spec *rs, uint64
 	}
 }
 
-/* Every change of a tree's contents goes through these, map and log alike. */
+/*
+ * Every change of a tree's contents goes through these, map and log alike.
+ * A reader reads only the log written while it walks, so with no reader of
+ * the tree under way nothing is written to it (it is emptied when the last
+ * reader leaves): most programs have no reader at most steps, and the log
+ * of every store was most of the bytes a program wrote.
+ */
+static void ref_log(struct mtree_state *s, unsigned t, uint64_t first, uint64_t last, void *entry)
+{
+	if (s->readers[t])
+		mtref_log_add(&s->log[t], first, last, entry);
+}
+
 static void ref_store(struct mtree_state *s, unsigned t, uint64_t first, uint64_t last, void *entry)
 {
 	mtref_store(&s->ref[t], first, last, entry);
-	mtref_log_add(&s->log[t], first, last, entry);
+	ref_log(s, t, first, last, entry);
 }
 
 static void ref_copy(struct mtree_state *s, unsigned dst, unsigned src)
 {
-	mtref_free(&s->ref[dst]);
-	for (size_t i = 0; i < s->ref[src].n; i++) {
+	mtref_set(&s->ref[dst], &s->ref[src]);
+	for (size_t i = 0; s->readers[dst] && i < s->ref[src].n; i++) {
 		const struct mtref_range *r = &s->ref[src].v[i];
 
-		ref_store(s, dst, r->first, r->last, r->entry);
+		mtref_log_add(&s->log[dst], r->first, r->last, r->entry);
 	}
 }
 
 static void tree_clear(struct mtree_state *s, unsigned t)
 {
 	s->b->clear(s->mt[t]);
-	mtref_free(&s->ref[t]);
-	mtref_log_add(&s->log[t], 0, TREE_MAX, NULL);
+	mtref_clear(&s->ref[t]);
+	ref_log(s, t, 0, TREE_MAX, NULL);
 }
 
 /*
@@ -503,8 +516,8 @@ static void fork_teardown(struct fork_run *f)
 	if (w.i != copies)
 		check_fail(CK_MT_WALK, "fork_exit visited %zu entries, %zu lie before the marker",
 			   w.i, copies);
-	mtref_free(&s->ref[f->dst]);
-	mtref_log_add(&s->log[f->dst], 0, TREE_MAX, NULL);
+	mtref_clear(&s->ref[f->dst]);
+	ref_log(s, f->dst, 0, TREE_MAX, NULL);
 }
 
 /* replay -v: what the fork did. */
@@ -618,9 +631,12 @@ static void op_rcu_walk(struct mtree_state *s, const struct mtree_args *a)
 
 	rcu_read_lock();
 	resolve(&s->ref[t], &a->range, &first, &last);
+	s->readers[t]++;
 	mtref_reader_begin(&rd, &s->ref[t], &s->log[t], t);
 	s->b->rcu_walk(s->mt[t], first, last, rcu_visit, &rd);
 	mtref_reader_end(&rd, first, last);
+	if (--s->readers[t] == 0)
+		s->log[t].n = 0; /* no reader reads what was written */
 	rcu_read_unlock();
 }
 
@@ -828,6 +844,7 @@ int mtree_run(const struct tree_backend *b, const uint8_t *data, size_t size)
 	check_all(&s);
 	for (unsigned t = 0; t < NTREES; t++) {
 		tree_clear(&s, t);
+		mtref_free(&s.ref[t]);
 		mtref_log_free(&s.log[t]);
 		b->release(s.mt[t]);
 	}

@@ -2,6 +2,7 @@
 /* Running mm programs over a backend (mm_fuzz.h). */
 #include "mm_fuzz.h"
 
+#include "as_expect.h"
 #include "exec.h"
 #include "prog.h"
 #include "runtime/check.h"
@@ -239,32 +240,47 @@ static void trace_result(const struct prog_desc *d, const struct prog_op *op, in
  * process does not exist. */
 static bool run_call(struct mm_exec *m, struct mm_call *c, const struct prog_op *op, bool resolve)
 {
-	/* the views of this call (fibers run calls side by side: each its own) */
+	/*
+	 * The views of this call: only a call that started alone takes them,
+	 * so one pair serves the program (a malloc of 96 KiB for each call
+	 * with fail_at was most of the bytes a kfuzz_vma program allocated).
+	 */
+	static struct view views[2];
 	struct view *before = NULL, *after = NULL;
 	uint64_t seq = ++started;
 	bool alone = ++in_flight == 1, fired;
+	struct as_expect *expect = m->expect;
+	unsigned begun = 0;
+	uint32_t held = 0;
 
 	if (!m->b->get(m->as, c)) {
 		in_flight--;
 		return false;
 	}
+	if (m->expect)
+		held = as_expect_held(m->expect, c);
 	if (resolve && mmf_has_range(m->desc, c->code))
 		m->b->resolve(m->as, c);
+	/* a call the backend refuses runs nowhere and asks nothing */
+	if (m->expect && m->b->refuses && m->b->refuses(m->as, c))
+		expect = NULL;
+	if (expect)
+		begun = as_expect_begin(expect, c, held);
 	if (op && op->fail_at && alone) {
-		before = malloc(2 * sizeof(*before));
-		MODEL_ASSERT(before != NULL);
-		after = before + 1;
+		before = &views[0];
+		after = &views[1];
 		view_take(m, c->a.proc, before);
 	}
 	if (op)
 		exec_arm(op);
 	m->b->call(m->as, c);
 	fired = op ? exec_disarm() : false;
+	if (expect)
+		as_expect_end(expect, m->b, m->as, c, begun, fired);
 	if (before && before->n >= 0 && started == seq && in_flight == 1) {
 		view_take(m, c->a.proc, after);
 		check_injected(m->b, c, fired, before, after);
 	}
-	free(before);
 	m->b->put(m->as, c);
 	in_flight--;
 	return true;
@@ -272,16 +288,26 @@ static bool run_call(struct mm_exec *m, struct mm_call *c, const struct prog_op 
 
 void mm_exec_call(struct mm_exec *m, struct mm_call *c, bool resolve)
 {
+	if (!c->value)
+		c->value = MMF_VALUE(c->a.proc % MMF_MAX_PROCS, MMF_STEP_PROLOGUE);
 	run_call(m, c, NULL, resolve);
 }
 
 void mm_exec_op(struct mm_exec *m, const struct prog_op *op)
 {
+	/* what a read reaches (on the fiber's stack: fibers read side by side) */
+	uint64_t seen[MMF_TOUCH_PAGES];
 	struct mm_call c;
 
 	memset(&c, 0, sizeof(c));
 	c.code = op->code;
 	prog_decode_args(m->desc, op, &c.a);
+	c.value = MMF_VALUE(c.a.proc % MMF_MAX_PROCS, m->ops ? (unsigned)(op - m->ops) : 0);
+	if (c.code == MMF_OP_TOUCH && c.a.access != 1) {
+		for (unsigned k = 0; k < MMF_TOUCH_PAGES; k++)
+			seen[k] = MMF_NOT_SEEN;
+		c.seen = seen;
+	}
 	if (c.code == MMF_OP_DELAY) {
 		/* a thread busy elsewhere: the schedule passes it by at each point */
 		for (unsigned i = 0; i < (c.a.n ? c.a.n : 1u); i++)
@@ -299,6 +325,8 @@ static void check_cb(void *arg)
 	struct mm_exec *m = arg;
 
 	m->b->check(m->as);
+	if (m->expect)
+		as_expect_check(m->expect, m->b, m->as);
 }
 
 static void dump_cb(FILE *out, void *arg)
@@ -345,7 +373,8 @@ static bool refused(const struct mm_target *t, const struct prog *p)
 
 int mm_run_program(const struct mm_target *t, const uint8_t *data, size_t size)
 {
-	struct mm_exec m = {t->desc, t->backend, NULL};
+	struct mm_exec m = {t->desc, t->backend, NULL, NULL, NULL};
+	struct as_expect expect;
 	struct exec x;
 
 	m.as = m.b->open(NULL, 0);
@@ -359,18 +388,24 @@ int mm_run_program(const struct mm_target *t, const uint8_t *data, size_t size)
 		exec_end(&x);
 		return -1;
 	}
+	if (t->configure)
+		t->configure(&m, x.prog.config);
+	as_expect_init(&expect);
+	m.expect = &expect;
+	m.ops = x.prog.ops;
 	if (t->prologue)
 		t->prologue(&m);
 	x.check_at_rest = true;
 	exec_run(&x, t->op_fn ? t->op_fn : op_cb, check_cb);
 	m.b->close(m.as);
+	as_expect_free(&expect);
 	exec_end(&x);
 	return 0;
 }
 
 int mm_run_text(const struct as_backend *b, const char *text)
 {
-	struct mm_target t = {&mm_desc, b, MMF_OP_FORK, NULL, NULL};
+	struct mm_target t = {&mm_desc, b, MMF_OP_FORK, NULL, NULL, NULL};
 	uint8_t *bytes;
 	size_t n;
 	int r;

@@ -3,8 +3,10 @@
  * Running an mm program (fuzz_mm, fuzz_fork, fuzz_rollup) over an
  * address-space backend (as_backend.h): decode each operation once into a
  * call (mm_ops.h), resolve its range, arm its fail_at, run it, check what an
- * injected failure must leave, trace it for replay -v; after every
- * operation at rest, the backend's invariants; at the end, everything gone.
+ * injected failure must leave, write down what it asked (as_expect.h),
+ * trace it for replay -v; after every operation at rest, the backend's
+ * invariants and the backend against what the calls asked; at the end,
+ * everything gone.
  */
 #ifndef VMAFUZZ_MM_FUZZ_H
 #define VMAFUZZ_MM_FUZZ_H
@@ -21,11 +23,15 @@ extern const struct prog_desc mm_desc;
 /* ... on one thread: every operation on t0 (kfuzz_vma). */
 extern const struct prog_desc mm_seq_desc;
 
+struct as_expect;
+
 /* What a target's operations get as their state. */
 struct mm_exec {
 	const struct prog_desc *desc;
 	const struct as_backend *b;
-	void *as; /* the backend's state */
+	void *as;		   /* the backend's state */
+	struct as_expect *expect;  /* what the calls asked (as_expect.h), or NULL */
+	const struct prog_op *ops; /* the program's operations: a step's number */
 };
 
 /* How a target runs its programs. */
@@ -40,6 +46,9 @@ struct mm_target {
 	void (*prologue)(struct mm_exec *m);
 	/* One operation; NULL: mm_exec_op. */
 	exec_op_fn op_fn;
+	/* The program's config bits applied to the fresh state (before the
+	 * prologue), or NULL: they mean nothing to the backend. */
+	void (*configure)(struct mm_exec *m, uint8_t config);
 };
 
 /* Run one input; returns 0, or -1 for an input an engine must not keep. */

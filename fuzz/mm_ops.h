@@ -54,6 +54,9 @@ enum mmf_code {
 	MMF_NOPS
 };
 
+/* fuzz_mm's config bits (fuzz_mm.c names them). */
+#define MM_CONFIG_NO_ZERO_PAGE 0x1
+
 /* mmap's kind and place, as the program names them. */
 enum mmf_kind { MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_PRIVATE_FILE, MMF_SHARED_FILE };
 enum mmf_place { MMF_FIXED, MMF_NOREPLACE, MMF_HINT };
@@ -82,6 +85,22 @@ struct mm_args {
 	uint8_t mcl;		    /* mlockall: current, future, onfault bits */
 };
 
+/*
+ * Page data. A page's bytes are stood for by one 64-bit value (the first
+ * eight bytes of the page on a live kernel). The k-th page a touch writes
+ * holds MMF_VALUE(process, step) + k: the process that wrote it, the step
+ * of the program (MMF_STEP_PROLOGUE before the program), the page. Page i of
+ * model file f holds MMF_FILE_DATA(f) + i until written; anonymous memory
+ * holds 0 until written.
+ */
+#define MMF_VALUE(proc, step) (0xa5ull << 56 | (uint64_t)(proc) << 48 | (uint64_t)(step) << 32)
+#define MMF_STEP_PROLOGUE 0xffffu
+#define MMF_FILE_DATA(f) (0xf0ull << 56 | (uint64_t)((f) + 1) << 48)
+/* Pages a touch reaches at most (the model's MM_TOUCH_MAX_PAGES). */
+#define MMF_TOUCH_PAGES 256
+/* seen[] of a page a read did not reach */
+#define MMF_NOT_SEEN UINT64_MAX
+
 /* A call: the operation, its arguments, its range resolved into bytes, and
  * what the backend that ran it returned (an address, a count, 0 or -errno). */
 struct mm_call {
@@ -90,7 +109,12 @@ struct mm_call {
 	uint64_t start, len;
 	uint64_t to, to_len; /* mremap: the new address and length, resolved */
 	int64_t result;
-	void *proc; /* the backend's hold on the process, between get and put */
+	void *proc;	/* the backend's hold on the process, between get and put */
+	uint64_t value; /* touch write: the k-th page written holds value + k */
+	/* touch read, when not NULL (MMF_TOUCH_PAGES entries, set to
+	 * MMF_NOT_SEEN by the caller): what the k-th page held, for each page
+	 * the read reached */
+	uint64_t *seen;
 };
 
 extern const char *const mmf_prot_names[];

@@ -19,6 +19,23 @@ void mtref_free(struct mtref *r)
 	mtref_init(r);
 }
 
+void mtref_clear(struct mtref *r)
+{
+	r->n = 0;
+}
+
+void mtref_set(struct mtref *dst, const struct mtref *src)
+{
+	if (dst->cap < src->n) {
+		dst->cap = src->n;
+		dst->v = realloc(dst->v, dst->cap * sizeof(*dst->v));
+		MODEL_ASSERT(dst->v != NULL);
+	}
+	if (src->n)
+		memcpy(dst->v, src->v, src->n * sizeof(*dst->v));
+	dst->n = src->n;
+}
+
 /* First index i with v[i].last >= index (binary search: tests build big maps). */
 static size_t lower(const struct mtref *r, uint64_t index)
 {
@@ -55,8 +72,9 @@ void mtref_store(struct mtref *r, uint64_t first, uint64_t last, void *entry)
 		MODEL_ASSERT(r->v != NULL);
 	}
 	if (!k && lo == hi)
-		return; /* erased nothing */
-	memmove(&r->v[lo + k], &r->v[hi], (r->n - hi) * sizeof(*r->v));
+		return;	  /* erased nothing */
+	if (lo + k != hi) /* (a range replaced by one: nothing moves) */
+		memmove(&r->v[lo + k], &r->v[hi], (r->n - hi) * sizeof(*r->v));
 	memcpy(&r->v[lo], repl, k * sizeof(*repl));
 	r->n = r->n - (hi - lo) + k;
 }
@@ -118,8 +136,7 @@ bool mtref_gap(const struct mtref *r, uint64_t lo, uint64_t hi, uint64_t size, b
 void mtref_copy(struct mtref *dst, const struct mtref *src)
 {
 	mtref_init(dst);
-	for (size_t i = 0; i < src->n; i++)
-		mtref_store(dst, src->v[i].first, src->v[i].last, src->v[i].entry);
+	mtref_set(dst, src);
 }
 
 struct match {

@@ -24,6 +24,10 @@ struct mtref {
 
 void mtref_init(struct mtref *r);
 void mtref_free(struct mtref *r);
+/* Empty, keeping the array for the next stores. */
+void mtref_clear(struct mtref *r);
+/* @dst holds what @src holds (its array kept when large enough). */
+void mtref_set(struct mtref *dst, const struct mtref *src);
 void mtref_store(struct mtref *r, uint64_t first, uint64_t last, void *entry);
 void *mtref_load(const struct mtref *r, uint64_t index);
 /* Lowest (highest) empty start in [lo, hi] for @size indices; false if none. */

@@ -8,8 +8,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The buffers of freed pictures, for the next ones: a kernel target takes
+ * a picture or two of a tree for every write with fail_at, dup and fork,
+ * and allocating them anew (growing from 4 KiB) was most of the bytes its
+ * steps allocated.
+ */
+#define PICTURE_SPARES 4
+static struct {
+	uint64_t *w;
+	size_t cap;
+} spares[PICTURE_SPARES];
+static unsigned nspares;
+
 void tree_picture_put(struct tree_picture *p, uint64_t w)
 {
+	if (p->n == p->cap && !p->w && nspares) {
+		nspares--;
+		p->w = spares[nspares].w;
+		p->cap = spares[nspares].cap;
+	}
 	if (p->n == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 512;
 		p->w = realloc(p->w, p->cap * sizeof(*p->w));
@@ -25,7 +43,13 @@ bool tree_picture_equal(const struct tree_picture *a, const struct tree_picture 
 
 void tree_picture_free(struct tree_picture *p)
 {
-	free(p->w);
+	if (p->w && nspares < PICTURE_SPARES) {
+		spares[nspares].w = p->w;
+		spares[nspares].cap = p->cap;
+		nspares++;
+	} else {
+		free(p->w);
+	}
 	memset(p, 0, sizeof(*p));
 }
 

@@ -21,6 +21,7 @@ static const struct tree_backend *P, *S;
 
 struct pair {
 	void *p, *s;
+	uint64_t snodes; /* the shadow's nodes at the last count (pair_nodes) */
 };
 
 struct pair_bulk {
@@ -79,6 +80,7 @@ static void *pair_create(void)
 		free(x);
 		return NULL;
 	}
+	x->snodes = S->nodes(x->s);
 	pairs[i] = x;
 	return x;
 }
@@ -198,7 +200,13 @@ static int pair_gap(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highe
 	return err;
 }
 
-/* A walk written down, to compare the two; most fit in the first block. */
+/*
+ * The primary's walk written down, to compare the shadow's with it as the
+ * shadow walks. The buffer is kept from one walk to the next (a walk of a
+ * few hundred entries after every step made a malloc and a free of up to
+ * tens of KiB each time, the most bytes the pair allocated); a walk while
+ * it is taken (none today: checks hold the scheduler) gets its own.
+ */
 struct seen_entry {
 	struct tree_range r;
 	void *e;
@@ -207,14 +215,25 @@ struct seen_entry {
 struct seen {
 	struct seen_entry *v;
 	size_t n, cap;
-	struct seen_entry first[128];
+	bool spare; /* v is seen_spare */
 };
+
+static struct seen_entry *seen_spare;
+static size_t seen_spare_cap;
+static bool seen_spare_taken;
 
 static void seen_init(struct seen *s)
 {
-	s->v = s->first;
 	s->n = 0;
-	s->cap = sizeof(s->first) / sizeof(s->first[0]);
+	s->spare = !seen_spare_taken;
+	if (s->spare) {
+		seen_spare_taken = true;
+		s->v = seen_spare;
+		s->cap = seen_spare_cap;
+	} else {
+		s->v = NULL;
+		s->cap = 0;
+	}
 }
 
 static bool seen_add(void *arg, const struct tree_range *r, void *e)
@@ -222,14 +241,13 @@ static bool seen_add(void *arg, const struct tree_range *r, void *e)
 	struct seen *s = arg;
 
 	if (s->n == s->cap) {
-		struct seen_entry *v = malloc(2 * s->cap * sizeof(*v));
-
-		MODEL_ASSERT(v != NULL);
-		memcpy(v, s->v, s->n * sizeof(*v));
-		if (s->v != s->first)
-			free(s->v);
-		s->v = v;
-		s->cap *= 2;
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		MODEL_ASSERT(s->v != NULL);
+		if (s->spare) {
+			seen_spare = s->v;
+			seen_spare_cap = s->cap;
+		}
 	}
 	s->v[s->n++] = (struct seen_entry){*r, e};
 	return true;
@@ -237,35 +255,48 @@ static bool seen_add(void *arg, const struct tree_range *r, void *e)
 
 static void seen_free(struct seen *s)
 {
-	if (s->v != s->first)
+	if (s->spare)
+		seen_spare_taken = false;
+	else
 		free(s->v);
 }
 
-/* The first place two walks differ, or -1. */
-static long seen_differ(const struct seen *a, const struct seen *b)
-{
-	size_t n = a->n < b->n ? a->n : b->n;
+/* The shadow's walk against the primary's, entry by entry. */
+struct seen_cmp {
+	const struct seen *a;
+	size_t n;		/* the shadow's entries */
+	long at;		/* the first that differs, or -1 */
+	struct seen_entry b_at; /* the shadow's entry there */
+};
 
-	for (size_t i = 0; i < n; i++)
-		if (!same_entry(a->v[i].e, b->v[i].e) || !same_range(&a->v[i].r, &b->v[i].r))
-			return (long)i;
-	return a->n == b->n ? -1 : (long)n;
+static bool seen_cmp_add(void *arg, const struct tree_range *r, void *e)
+{
+	struct seen_cmp *c = arg;
+	const struct seen_entry *x = c->n < c->a->n ? &c->a->v[c->n] : NULL;
+
+	if (c->at < 0 && (!x || !same_entry(x->e, e) || !same_range(&x->r, r))) {
+		c->at = (long)c->n;
+		c->b_at = (struct seen_entry){*r, e};
+	}
+	c->n++;
+	return true;
 }
 
-/* Two walks of @what must have seen the same; the primary's entries are
- * then visited. */
-static void seen_judge(struct seen *a, struct seen *b, const char *what, tree_visit_fn visit,
-		       void *arg)
+/* The shadow's walk must have seen what the primary's did (@what and its
+ * range name it); the primary's entries are then visited. */
+static void seen_judge(struct seen *a, const struct seen_cmp *c, const char *what, uint64_t from,
+		       uint64_t to, tree_visit_fn visit, void *arg)
 {
-	long at = seen_differ(a, b);
+	long at = c->at >= 0 ? c->at : a->n == c->n ? -1 : (long)a->n;
 
 	if (at >= 0) {
 		const struct seen_entry *pa = (size_t)at < a->n ? &a->v[at] : NULL;
-		const struct seen_entry *pb = (size_t)at < b->n ? &b->v[at] : NULL;
+		const struct seen_entry *pb = (size_t)at < c->n ? &c->b_at : NULL;
 
-		differ("%s differs at entry %ld (%zu entries, the shadow %zu): [%#" PRIx64
-		       ", %#" PRIx64 "] -> %p, the shadow's [%#" PRIx64 ", %#" PRIx64 "] -> %p",
-		       what, at, a->n, b->n, pa ? pa->r.first : 0, pa ? pa->r.last : 0,
+		differ("%s [%#" PRIx64 ", %#" PRIx64 "] differs at entry %ld (%zu entries, the "
+		       "shadow %zu): [%#" PRIx64 ", %#" PRIx64 "] -> %p, the shadow's [%#" PRIx64
+		       ", %#" PRIx64 "] -> %p",
+		       what, from, to, at, a->n, c->n, pa ? pa->r.first : 0, pa ? pa->r.last : 0,
 		       pa ? pa->e : NULL, pb ? pb->r.first : 0, pb ? pb->r.last : 0,
 		       pb ? pb->e : NULL);
 	}
@@ -273,7 +304,6 @@ static void seen_judge(struct seen *a, struct seen *b, const char *what, tree_vi
 		if (!visit(arg, &a->v[i].r, a->v[i].e))
 			break;
 	seen_free(a);
-	seen_free(b);
 }
 
 /*
@@ -284,15 +314,13 @@ static void seen_judge(struct seen *a, struct seen *b, const char *what, tree_vi
 static void pair_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
 {
 	struct pair *x = t;
-	struct seen a, b;
-	char what[64];
+	struct seen a;
+	struct seen_cmp c = {&a, 0, -1, {{0, 0}, NULL}};
 
 	seen_init(&a);
-	seen_init(&b);
 	P->walk(x->p, from, to, seen_add, &a);
-	S->walk(x->s, from, to, seen_add, &b);
-	snprintf(what, sizeof(what), "walk [%#" PRIx64 ", %#" PRIx64 "]", from, to);
-	seen_judge(&a, &b, what, visit, arg);
+	S->walk(x->s, from, to, seen_cmp_add, &c);
+	seen_judge(&a, &c, "walk", from, to, visit, arg);
 }
 
 static void pair_rcu_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
@@ -422,13 +450,13 @@ static int pair_fork(void *src, void *dst, const struct tree_fork_ops *ops)
 static void pair_fork_exit(void *t, tree_visit_fn visit, void *arg)
 {
 	struct pair *x = t;
-	struct seen a, b;
+	struct seen a;
+	struct seen_cmp c = {&a, 0, -1, {{0, 0}, NULL}};
 
 	seen_init(&a);
-	seen_init(&b);
 	P->fork_exit(x->p, seen_add, &a);
-	S->fork_exit(x->s, seen_add, &b);
-	seen_judge(&a, &b, "fork_exit's walk", visit, arg);
+	S->fork_exit(x->s, seen_cmp_add, &c);
+	seen_judge(&a, &c, "fork_exit's walk of", 0, TREE_MAX, visit, arg);
 }
 
 static int pair_bulk_begin(void *t, uint64_t expected, void **bulk)
@@ -504,11 +532,20 @@ static void pair_picture(void *t, struct tree_picture *p)
 	P->picture(((struct pair *)t)->p, p);
 }
 
+/* The primary's count; the shadow's is kept for pair_check_live. */
 static uint64_t pair_nodes(void *t)
 {
-	return P->nodes(((struct pair *)t)->p);
+	struct pair *x = t;
+
+	x->snodes = S->nodes(x->s);
+	return P->nodes(x->p);
 }
 
+/*
+ * The shadow's live nodes against its trees' counts as pair_nodes last
+ * took them: the caller's `reachable` is the primary's side of the same
+ * counts (a tree no step touched since is as it was then).
+ */
 static bool pair_check_live(uint64_t reachable)
 {
 	uint64_t shadow = 0;
@@ -516,7 +553,7 @@ static bool pair_check_live(uint64_t reachable)
 
 	for (unsigned i = 0; i < PAIRS_MAX; i++)
 		if (pairs[i])
-			shadow += S->nodes(pairs[i]->s);
+			shadow += pairs[i]->snodes;
 	ok = P->check_live(reachable);
 	return S->check_live(shadow) && ok;
 }

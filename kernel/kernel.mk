@@ -11,6 +11,8 @@
 #   make kernel-check                ... and run it
 #   make kernel-objs-FLAVOR          FLAVOR: replay libfuzzer afl afl-cmplog
 #   make kfuzz                       the kernel targets: out/kernel/FLAVOR/kfuzz_<name>
+#   make kfuzz-stable                their determinism check: out/kernel/stable/kfuzz_<name>
+#                                    (fuzz/main_stable.c, tests/stable.sh)
 #   make kfuzz-oss-fuzz OSSFUZZ_OUT=DIR   the same for OSS-Fuzz (build.sh sets it up)
 #
 # KSRC defaults to what scripts/kernel-tree.sh prints (Debian's
@@ -83,7 +85,7 @@ KMT_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Ikernel/shim -I$(KMT_GEN) \
 KMT_FLAVORS := replay libfuzzer $(if $(HAVE_AFL),afl)
 # Flavors with rules but built only when asked for (./build.sh fuzz --afl
 # asks for afl-cmplog, afl-fuzz's -c binary).
-KMT_RULE_FLAVORS := $(KMT_FLAVORS) $(if $(HAVE_AFL),afl-cmplog) $(if $(OSSFUZZ_OUT),oss-fuzz)
+KMT_RULE_FLAVORS := $(KMT_FLAVORS) $(if $(HAVE_AFL),afl-cmplog) $(if $(OSSFUZZ_OUT),oss-fuzz) stable
 
 # The kernel's files get edge coverage but no comparison tracing, for the
 # reason the model gets none (Makefile, NOCMP_FLAGS): they compare indices,
@@ -96,8 +98,8 @@ KNOCMP_libfuzzer = $(NOCMP_FLAGS)
 define kernel_rules
 $(OBJDIR)/kernel-$(1)/.flags: FORCE
 	@mkdir -p $$(@D)
-	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
-		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_CFLAGS) $$(KNOCMP_$(1))' > $$@
+	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KMT_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
+		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KMT_CFLAGS) $$(KNOCMP_$(1))' > $$@
 
 $(OBJDIR)/kernel-$(1)/kmt_maple.o: kernel/kmt_maple.c kernel/kmt.h $(OBJDIR)/kernel-$(1)/.flags \
 		$(KMT_CONFIG) $(KMT_GEN_HDRS)
@@ -152,8 +154,11 @@ $(KMT_TEST_BIN): $(OBJDIR)/test/tests/kernel/test_tree_kernel.o $(call kernel_ob
 # objects, into out/kernel/<flavor>/kfuzz_<name>.
 KFUZZ_TARGETS := $(patsubst kernel/%.c,%,$(wildcard kernel/kfuzz_*.c))
 kfuzz_main_dir = $(if $(filter replay,$(1)),replay,engine)
+# the determinism check's driver, beside the engine entry
+KFUZZ_MAIN_stable = $(STABLE_MAIN)
 define kfuzz_rules
-$(OUTDIR)/kernel/$(1)/%: $(OBJDIR)/$(1)/$(call kfuzz_main_dir,$(1))/%.o $(OBJDIR)/$(1)/kernel/%.o \
+$(OUTDIR)/kernel/$(1)/%: $(KFUZZ_MAIN_$(1)) $(OBJDIR)/$(1)/$(call kfuzz_main_dir,$(1))/%.o \
+		$(OBJDIR)/$(1)/kernel/%.o \
 		$(call objs,$(1),$(LIB_SRCS)) $(call kernel_objs,$(1)) \
 		$(OBJDIR)/kernel-$(1)/kvma.o $(OBJDIR)/kernel-$(1)/vma_kernel.o
 	@mkdir -p $$(@D)
@@ -178,8 +183,9 @@ $(KFUZZ_OSS_BINS): $(OSSFUZZ_OUT)/%: $(OBJDIR)/oss-fuzz/engine/%.o $(OBJDIR)/oss
 kfuzz-oss-fuzz: $(KFUZZ_OSS_BINS)
 endif
 
-.PHONY: kernel kernel-test kernel-check kfuzz
+.PHONY: kernel kernel-test kernel-check kfuzz kfuzz-stable
 kfuzz: $(KFUZZ_BINS)
+kfuzz-stable: $(addprefix $(OUTDIR)/kernel/stable/,$(KFUZZ_TARGETS))
 kernel: $(foreach f,$(KMT_FLAVORS),kernel-objs-$(f)) kernel-test kernel-vma kfuzz
 kernel-test: $(KMT_TEST_BIN)
 kernel-check: $(KMT_TEST_BIN)

@@ -60,98 +60,64 @@ int kmalloc_verbose;
 /* ---- live nodes ----------------------------------------------------------- */
 
 /*
- * Open addressing over node addresses (256-byte aligned), with a flag for
- * the nodes handed to call_rcu. Deletion shifts the cluster back, so there
- * are no tombstones.
+ * The live nodes in one array, in the order they were born (a death moves
+ * the last one into the hole), each with a flag for the nodes handed to
+ * call_rcu; found by a search from the youngest. A table hashed on the
+ * nodes' addresses was quicker, but how far its probes ran depended on
+ * where malloc had put the nodes, so on the programs run before in the
+ * process: edges AFL++ saw vary on the same input. Here where a node sits,
+ * and how far a search runs, follow from the program alone.
  */
 struct kmt_slot {
-	uintptr_t addr; /* 0: empty */
+	uintptr_t addr;
 	bool queued;
 };
 
 static struct kmt_slot *reg;
 static size_t reg_cap, reg_n;
 static uint64_t live_nodes;
-
-static size_t reg_hash(uintptr_t a)
-{
-	uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 20) & (reg_cap - 1);
-}
+static uint64_t queued_nodes; /* of those, handed to call_rcu */
 
 static struct kmt_slot *reg_find(uintptr_t a)
 {
-	size_t i;
-
-	if (!reg_cap)
-		return NULL;
-	for (i = reg_hash(a); reg[i].addr; i = (i + 1) & (reg_cap - 1))
-		if (reg[i].addr == a)
-			return &reg[i];
+	for (size_t i = reg_n; i > 0; i--)
+		if (reg[i - 1].addr == a)
+			return &reg[i - 1];
 	return NULL;
-}
-
-static void reg_insert(uintptr_t a);
-
-static void reg_grow(void)
-{
-	struct kmt_slot *old = reg;
-	size_t n = reg_cap;
-
-	reg_cap = reg_cap ? 2 * reg_cap : 1024;
-	reg = calloc(reg_cap, sizeof(*reg));
-	MODEL_ASSERT(reg != NULL);
-	reg_n = 0;
-	for (size_t i = 0; i < n; i++)
-		if (old[i].addr) {
-			reg_insert(old[i].addr);
-			reg_find(old[i].addr)->queued = old[i].queued;
-		}
-	free(old);
 }
 
 static void reg_insert(uintptr_t a)
 {
-	size_t i;
-
-	if (2 * (reg_n + 1) > reg_cap)
-		reg_grow();
-	for (i = reg_hash(a); reg[i].addr; i = (i + 1) & (reg_cap - 1))
-		MODEL_ASSERT(reg[i].addr != a);
-	reg[i].addr = a;
-	reg[i].queued = false;
+	if (reg_n == reg_cap) {
+		reg_cap = reg_cap ? 2 * reg_cap : 1024;
+		reg = realloc(reg, reg_cap * sizeof(*reg));
+		MODEL_ASSERT(reg != NULL);
+	}
+	reg[reg_n].addr = a;
+	reg[reg_n].queued = false;
 	reg_n++;
 }
 
-static void reg_remove(uintptr_t a)
+/* Forget @a; whether it had been handed to call_rcu. */
+static bool reg_remove(uintptr_t a)
 {
 	struct kmt_slot *s = reg_find(a);
-	size_t i, j, k;
+	bool queued;
 
 	MODEL_ASSERT(s != NULL);
-	i = (size_t)(s - reg);
-	reg[i].addr = 0;
-	if (--reg_n == 0) {
+	queued = s->queued;
+	*s = reg[--reg_n];
+	if (reg_n == 0) {
 		/*
-		 * Empty (every input ends so): the table goes, so that its size,
-		 * which kmt_live scans, and the growth path an input takes do not
-		 * depend on the inputs before it.
+		 * Empty (every input ends so): the array goes, so that the
+		 * growth path an input takes does not depend on the inputs
+		 * before it.
 		 */
 		free(reg);
 		reg = NULL;
 		reg_cap = 0;
-		return;
 	}
-	/* shift back the entries of the cluster that can move into the hole */
-	for (j = (i + 1) & (reg_cap - 1); reg[j].addr; j = (j + 1) & (reg_cap - 1)) {
-		k = reg_hash(reg[j].addr);
-		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			reg[i] = reg[j];
-			reg[j].addr = 0;
-			i = j;
-		}
-	}
+	return queued;
 }
 
 static void node_born(void *p)
@@ -162,7 +128,8 @@ static void node_born(void *p)
 
 static void node_dies(void *p)
 {
-	reg_remove((uintptr_t)p);
+	if (reg_remove((uintptr_t)p))
+		queued_nodes--;
 	live_nodes--;
 }
 
@@ -223,8 +190,10 @@ void kmt_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
 	struct kmt_slot *s = reg_find((uintptr_t)container_of(head, struct maple_node, rcu));
 
-	if (s)
+	if (s && !s->queued) {
 		s->queued = true;
+		queued_nodes++;
+	}
 	head->func = func;
 	call_rcu_free(AK_OTHER, head, kmt_rcu_run);
 }
@@ -265,14 +234,13 @@ struct kmt_tree {
 
 #define KMT_FLAGS (MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN | MT_FLAGS_USE_RCU)
 
-static void kmt_init_once(void)
+/*
+ * lib/maple_tree.c's node cache, made before main: made by the first tree
+ * instead, the first program of a process ran code that no later one ran.
+ */
+__attribute__((constructor)) static void kmt_init(void)
 {
-	static bool done;
-
-	if (!done) {
-		maple_tree_init();
-		done = true;
-	}
+	maple_tree_init();
 }
 
 void *kmt_zero(void)
@@ -284,7 +252,6 @@ struct kmt_tree *kmt_create(void)
 {
 	struct kmt_tree *t;
 
-	kmt_init_once();
 	t = model_alloc(AK_OTHER, sizeof(*t));
 	if (!t)
 		return NULL;
@@ -690,7 +657,13 @@ int kmt_bulk_append(struct kmt_bulk *k, uint64_t first, uint64_t last, void *ent
 	 */
 	if (k->appended++ >= k->expected)
 		mas->mas_flags &= ~MA_STATE_PREALLOC;
-	mas_set_range(mas, first, last);
+	/*
+	 * The range as vma_iter_bulk_store set it (dup_mmap of 6.4 to 6.7):
+	 * the iterator stays where the last store left it, so a store within
+	 * that leaf's range starts from the leaf, not from the root.
+	 */
+	mas->index = first;
+	mas->last = last;
 	if (mas->mas_flags & MA_STATE_PREALLOC) {
 		mas_store(mas, entry);
 		return mas_is_err(mas) ? xa_err(mas->node) : 0;
@@ -743,8 +716,8 @@ static void walk_node(struct kmt_walk_ctx *c, struct maple_enode *enode, unsigne
 	if (c->addrs && c->n < c->cap)
 		c->addrs[c->n] = (uintptr_t)node;
 	c->n++;
-	if (depth > 64 || ma_is_dense(type))
-		return;
+	if (depth > 64 || ma_is_dense(type) || (!c->put && ma_is_leaf(type)))
+		return; /* (a count needs no leaf's slots) */
 	end = ma_data_end(node, type, pivots, max);
 	if (c->put)
 		c->put(c->arg, (uint64_t)type | (uint64_t)end << 8 | (uint64_t)depth << 16);
@@ -795,13 +768,20 @@ uint64_t kmt_nodes(struct kmt_tree *t, uintptr_t *addrs, uint64_t cap)
 	return c.n;
 }
 
+/*
+ * The nodes waiting for a grace period: those handed to call_rcu and those
+ * marked dead. The tree marks a node dead only in the write that frees it
+ * or hands it (or the top of its dead subtree, whose callback frees the
+ * rest) to call_rcu, so with no node handed over none can be dead and
+ * alive: the table is scanned only while callbacks wait (while some fiber
+ * reads under RCU), and otherwise a dead node left alive shows as a leak.
+ */
 void kmt_live(struct kmt_live *l)
 {
 	l->live = live_nodes;
 	l->pending = 0;
-	for (size_t i = 0; i < reg_cap; i++)
-		if (reg[i].addr &&
-		    (reg[i].queued || ma_dead_node((struct maple_node *)reg[i].addr)))
+	for (size_t i = 0; queued_nodes && i < reg_n; i++)
+		if (reg[i].queued || ma_dead_node((struct maple_node *)reg[i].addr))
 			l->pending++;
 #ifdef KMT_HAVE_NR_ALLOCATED
 	l->shim = maple_node_cache ? mt_nr_allocated() : 0;

@@ -244,11 +244,26 @@ static void tk_picture(void *t, struct tree_picture *p)
 	kmt_picture(t, tk_put, p);
 }
 
-static int cmp_addr(const void *a, const void *b)
+/*
+ * Sort @n addresses (@tmp: room for @n more), least significant byte
+ * first. Its loops run as often whatever the addresses: qsort's calls of a
+ * comparison followed their order, that is where malloc had put the nodes,
+ * which depends on the programs run before in the process (AFL++ saw
+ * those edges vary on the same input; tests/stable.sh).
+ */
+static void sort_addrs(uintptr_t *a, uintptr_t *tmp, uint64_t n)
 {
-	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+	for (unsigned shift = 0; shift < 8 * sizeof(*a); shift += 8) {
+		uint64_t pos[257] = {0};
 
-	return x < y ? -1 : x > y;
+		for (uint64_t i = 0; i < n; i++)
+			pos[((a[i] >> shift) & 0xff) + 1]++;
+		for (unsigned b = 1; b < 257; b++)
+			pos[b] += pos[b - 1];
+		for (uint64_t i = 0; i < n; i++)
+			tmp[pos[(a[i] >> shift) & 0xff]++] = a[i];
+		memcpy(a, tmp, n * sizeof(*a));
+	}
 }
 
 static bool tk_check_dup(void *src, void *dup)
@@ -270,12 +285,12 @@ static bool tk_check_dup(void *src, void *dup)
 	if (!ok || !ns)
 		return ok;
 	/* node for node, and no node shared */
-	addrs = malloc((ns + nd) * sizeof(*addrs));
+	addrs = malloc(2 * (ns + nd) * sizeof(*addrs));
 	if (!addrs)
 		return ok;
 	kmt_nodes(src, addrs, ns);
 	kmt_nodes(dup, addrs + ns, nd);
-	qsort(addrs, ns + nd, sizeof(*addrs), cmp_addr);
+	sort_addrs(addrs, addrs + ns + nd, ns + nd);
 	for (uint64_t i = 1; i < ns + nd; i++)
 		if (addrs[i] == addrs[i - 1]) {
 			ok = check_fail(

@@ -52,8 +52,8 @@ KVMA_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Werror=implicit-function-declaration 
 define kernel_vma_rules
 $(OBJDIR)/kernel-$(1)/.vma-flags: FORCE
 	@mkdir -p $$(@D)
-	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
-		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' > $$@
+	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
+		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' > $$@
 
 $(OBJDIR)/kernel-$(1)/kvma_mm.o: kernel/kvma_mm.c kernel/kvma.h $(OBJDIR)/kernel-$(1)/.vma-flags \
 		$(KVMA_CONFIG) $(KMT_GEN_HDRS)

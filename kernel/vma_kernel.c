@@ -22,25 +22,22 @@
 
 struct kv_state {
 	struct kvma_mm *mm;
-	struct kvma_vma v[MAXV]; /* scratch for resolve */
 };
+
+/*
+ * Scratch for resolve and vmas, written before it is read within one call:
+ * one for the program, not a calloc of 128 KiB per input, which ASan served
+ * from mmap and the quarantine gave back with munmap, page by page faulted
+ * in again (a sixth of a kfuzz_vma run in the kernel).
+ */
+static struct kvma_vma kv_scratch[MAXV];
 
 static void *kv_open(char *err, size_t errlen)
 {
 	struct kv_state *s = calloc(1, sizeof(*s));
-	static bool tree_ready;
 
-	if (!tree_ready) {
-		/* lib/maple_tree.c's node cache (maple_tree_init) comes with
-		 * kmt.o's first tree */
-		struct kmt_tree *t = kmt_create();
-
-		if (t) {
-			kmt_release(t);
-			tree_ready = true;
-		}
-	}
-	if (s && tree_ready)
+	/* (lib/maple_tree.c's node cache is made before main: kmt_maple.c) */
+	if (s)
 		s->mm = kvma_create(MMF_WINDOW_LO, MMF_WINDOW_HI);
 	if (s && s->mm)
 		return s;
@@ -103,14 +100,14 @@ static void kv_resolve(void *as, struct mm_call *c)
 {
 	struct kv_state *s = as;
 	const struct range_spec *rs = &c->a.range;
-	int n = kvma_vmas(s->mm, 0, UINT64_MAX, s->v, MAXV);
+	int n = kvma_vmas(s->mm, 0, UINT64_MAX, kv_scratch, MAXV);
 	uint64_t first = MMF_WINDOW_LO, last = MMF_WINDOW_HI - 1;
 	bool found = false;
 
 	switch (rs->mode) {
 	case RS_ENTRY:
 		if (n > 0) {
-			const struct kvma_vma *x = &s->v[rs->k % (unsigned)n];
+			const struct kvma_vma *x = &kv_scratch[rs->k % (unsigned)n];
 
 			first = x->start;
 			last = x->end - 1;
@@ -118,7 +115,7 @@ static void kv_resolve(void *as, struct mm_call *c)
 		}
 		break;
 	case RS_GAP:
-		found = nth_gap(s->v, n, rs->k, &first, &last);
+		found = nth_gap(kv_scratch, n, rs->k, &first, &last);
 		break;
 	case RS_RAW:
 		first = MMF_WINDOW_LO + ((uint64_t)rs->v << MMF_PAGE_SHIFT);
@@ -139,12 +136,12 @@ static void kv_resolve(void *as, struct mm_call *c)
 		uint64_t stop = MMF_WINDOW_HI;
 
 		for (int i = 0; i < n; i++) {
-			if (s->v[i].end <= c->start)
+			if (kv_scratch[i].end <= c->start)
 				continue;
-			stop =
-			    s->v[i].start <= c->start
-				? s->v[i].end
-				: (s->v[i].start < MMF_WINDOW_HI ? s->v[i].start : MMF_WINDOW_HI);
+			stop = kv_scratch[i].start <= c->start
+				   ? kv_scratch[i].end
+				   : (kv_scratch[i].start < MMF_WINDOW_HI ? kv_scratch[i].start
+									  : MMF_WINDOW_HI);
 			break;
 		}
 		c->len = stop - c->start;
@@ -227,10 +224,12 @@ static int kv_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage
 		snprintf(err, errlen, "the kernel's VMA code has no process p%u", proc);
 		return -1;
 	}
-	n = kvma_vmas(s->mm, lo, hi, s->v, max < MAXV ? max : MAXV);
+	n = kvma_vmas(s->mm, lo, hi, kv_scratch, max < MAXV ? max : MAXV);
 	for (int i = 0; i < n; i++)
-		out[i] =
-		    (struct as_vma){s->v[i].start, s->v[i].end, s->v[i].flags, s->v[i].pgoff, 0, 0};
+		out[i] = (struct as_vma){.start = kv_scratch[i].start,
+					 .end = kv_scratch[i].end,
+					 .flags = kv_scratch[i].flags,
+					 .pgoff = kv_scratch[i].pgoff};
 	return n;
 }
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # vmafuzz repro --c: for every seed of fuzz_mm, the C reproducer (plain and
 # --kselftest) compiles with cc -std=c11 -Wall -Wextra -Werror, alone, and
-# passes on this kernel; or the seed is one of SKIP below, which the kernel
-# cannot run as it is, and repro names its step and exits 2. A reproducer
+# passes on this kernel; or repro refuses it, naming its step and a reason
+# (REFUSED below: a reproducer runs p0's anonymous memory), exit 2. A reproducer
 # whose expectation is wrong (written wrong by --selftest-flip-wf, or edited)
 # fails and prints both views; the command line's errors exit 2.
 # Run by ./build.sh test with OUT and ROOT set.
@@ -13,21 +13,20 @@ cd "$ROOT"
 V="$OUT/vmafuzz"
 CC_REPRO=${CC_REPRO:-cc}
 
-# The seeds no reproducer can be written for, each with the reason repro
-# gives (conform skips the same ones, docs/fidelity.md):
+# A seed no reproducer can be written for is refused, exit 2, with the step
+# and one of these reasons (a reproducer runs p0's anonymous memory on t0;
+# vmafuzz conform runs the rest, docs/fidelity.md):
+REFUSED='(file mappings do not run in a reproducer|only process p0 runs in a reproducer|only mmap, munmap, .*, touch and fork run in a reproducer|only thread t0 runs for real|fail_at|the model will not place this hint mapping at its hint)'
+# and these seeds are refused for these reasons
 declare -A SKIP=(
-	[daemon]='operation 4 \(fork p1 .*\): only process p0 runs for real'
-	[exec_layout]='operation 0 .*: file mappings do not run for real'
-	[files_cow]='operation 0 .*: file mappings do not run for real'
-	[fork_exit]='operation 10 .*: file mappings do not run for real'
+	[daemon]='operation 4 \(fork p1 .*\): only process p0 runs in a reproducer'
+	[files_cow]='operation 0 .*: file mappings do not run in a reproducer'
 	[mremap_moves]='operation 8 \(mremap p0 @0x40:4 .* fail_at=3\): fail_at \(allocation failure\) has no real counterpart'
-	[mremap_uffd_flags_without_ctx]='operation 3 \(uffd_create p0 nofork\): only mmap, munmap, .*, touch and fork run for real'
-	[map_limit]='operation 2 \(map_limit .*\): only mmap, munmap, .*, touch and fork run for real'
+	[mremap_uffd_flags_without_ctx]='operation 3 \(uffd_create p0 nofork\): only mmap, munmap, .*, touch and fork run in a reproducer'
+	[map_limit]='operation 2 \(map_limit .*\): only mmap, munmap, .*, touch and fork run in a reproducer'
 	[placement]='operation 4 .*: the model will not place this hint mapping at its hint'
-	[rollup]='operation 4 .*: file mappings do not run for real'
 	[threads_faults]='operation 1 \(t1: .*\): only thread t0 runs for real'
-	[uprobe]='operation 0 .*: file mappings do not run for real'
-	[userfaultfd]='operation 2 \(uffd_create .*\): only mmap, munmap, .*, touch and fork run for real'
+	[userfaultfd]='operation 2 \(uffd_create .*\): only mmap, munmap, .*, touch and fork run in a reproducer'
 )
 
 # build NAME: $T/NAME.c compiled alone into $T/NAME
@@ -55,48 +54,28 @@ printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\nuffd_create p0 for
 expect 2 "operation 1 \\(uffd_create p0 fork\\): only mmap" "$V" repro --c "$T/uffd.txt" -o "$T/uffd.c"
 [ ! -e "$T/uffd.c" ] && ok || bad "repro wrote a reproducer for a program it refused"
 
-# Whether this kernel maps no zero page on a read fault of private anonymous
-# memory (a PVM guest booted with pvm_no_zero_page=1 does not): conform's
-# probe says so. There a reproducer with such a read skips (exit 4, "1..0 #
-# SKIP") instead of passing, and is counted apart.
-no_zero=0
-"$V" conform corpus/fuzz_mm/advice_cycle.txt 2>&1 | grep -q 'note: this kernel allocates a page on a read fault' &&
-	no_zero=1
-ZSKIP='this kernel allocates a page on a read fault of private anonymous memory where the model maps the zero page'
-
-# ran NAME MODE: $T/NAME skipped for want of a zero page (exit 4), as it
-# should on this kernel; prints nothing and fails otherwise
-zero_skipped() {
-	[ "$no_zero" = 1 ] || return 1
-	"$T/$1" >"$T/zout" 2>&1
-	[ $? = 4 ] && grep -qF "$ZSKIP" "$T/zout"
-}
-
 # every seed
-n=0 skipped=0 zskipped=0
+n=0 skipped=0 nz=0 named=0
 for txt in corpus/fuzz_mm/*.txt; do
 	[ -e "$txt" ] || continue
 	s=$(basename "$txt" .txt)
-	if [ -n "${SKIP[$s]+x}" ]; then
+	if [ -n "${SKIP[$s]+x}" ] || ! "$V" repro --c "$txt" -o /dev/null >/dev/null 2>&1; then
+		why="${SKIP[$s]-operation [0-9]+ \(.*\): $REFUSED}"
 		for mode in "" --kselftest; do
-			expect 2 "^vmafuzz repro: $txt: ${SKIP[$s]}" "$V" repro $mode --c "$txt" -o "$T/$s.c"
+			expect 2 "^vmafuzz repro: $txt: $why" "$V" repro $mode --c "$txt" -o "$T/$s.c"
 		done
+		[ -n "${SKIP[$s]+x}" ] && named=$((named + 1))
 		skipped=$((skipped + 1))
 		continue
 	fi
 	# plain: one line per step, the last saying they all agree, exit 0
 	"$V" repro --c "$txt" -o "$T/$s.c" >"$T/out" 2>&1 && ok || { bad "repro --c $txt"; cat "$T/out"; continue; }
-	if build "$s" && zero_skipped "$s"; then
-		# the same program as TAP skips the same way
-		"$V" repro --kselftest --c "$txt" -o "$T/$s-ksft.c" >/dev/null 2>&1 && build "$s-ksft" &&
-			expect 4 "^1\.\.0 # SKIP $ZSKIP" "$T/$s-ksft"
-		zskipped=$((zskipped + 1))
-		continue
-	elif [ -x "$T/$s" ]; then
+	if build "$s"; then
 		expect 0 "^repro: [0-9]+ steps agree with the model\$" "$T/$s"
 		nsteps=$(grep -c '^step [0-9]* agrees: ' "$T/out")
 		[ "$nsteps" -gt 0 ] && ! grep -q 'differs' "$T/out" && ok ||
 			bad "$s: not one line per step"
+		grep -q '^static const struct repro_step steps_nozero\[\]' "$T/$s.c" && nz=$((nz + 1))
 	fi
 	# kselftest: TAP, a plan, every test ok, exit 0 (KSFT_PASS)
 	"$V" repro --kselftest --c "$txt" -o "$T/$s-ksft.c" >"$T/out" 2>&1 && ok || { bad "repro --kselftest --c $txt"; cat "$T/out"; continue; }
@@ -113,11 +92,21 @@ for txt in corpus/fuzz_mm/*.txt; do
 	fi
 	n=$((n + 1))
 done
-[ $((n + zskipped)) -ge 10 ] && ok || bad "only $n seeds made reproducers that pass ($zskipped skipped)"
-[ "$zskipped" -le "$n" ] && ok || bad "$zskipped seeds skipped for the zero page, more than pass ($n)"
-[ "$skipped" = "${#SKIP[@]}" ] && ok || bad "the SKIP list names seeds that are gone"
-echo "repro.sh: $n seeds pass as reproducers, $skipped skipped (SKIP)," \
-	"$zskipped skipped by this kernel (no zero page)"
+[ "$n" -ge 10 ] && ok || bad "only $n seeds made reproducers that pass"
+# some seeds read fresh anonymous memory: their reproducers carry the model's
+# views for both kinds of kernel and pass here, whichever this one is
+[ "$nz" -ge 1 ] && grep -q '^static const struct repro_step steps_nozero\[\]' "$T/merge_anon.c" && ok ||
+	bad "only $nz reproducers carry views for a kernel without a zero page (merge_anon should)"
+# the views for the other kind of kernel fail here: the probe's pick matters
+sed 's/^const struct repro_step \*const repro_steps\[2\] = {steps_zero, steps_nozero};$/const struct repro_step *const repro_steps[2] = {steps_nozero, steps_zero};/' \
+	"$T/merge_anon.c" >"$T/swapped.c"
+if cmp -s "$T/merge_anon.c" "$T/swapped.c"; then
+	bad "swapping the zero-page views changed nothing"
+elif build swapped; then
+	expect 1 '^repro: step [0-9]+ differs from the model$' "$T/swapped"
+fi
+[ "${#SKIP[@]}" = "$named" ] && ok || bad "the SKIP list names seeds that are gone"
+echo "repro.sh: $n seeds pass as reproducers ($nz with both zero-page views), $skipped skipped (SKIP)"
 
 # no vmafuzz header or library in a reproducer
 if ! grep -q "^#include \"" "$T/conform_fork.c" && ! grep -q 'vmafuzz/' "$T/conform_fork.c"; then
@@ -153,7 +142,7 @@ fi
 
 # A wrong expectation edited in: the first fork's child has 3 pages resident
 # in its first VMA, not 2; the child sees it in its own smaps.
-sed '/^static const struct kvma step6_child/,/^};/ s/, 2, 2},$/, 3, 2},/' "$T/conform_fork.c" >"$T/edited.c"
+sed '/^static const struct kvma step6_child/,/^};/ { /^\t{0x200000012000ull, / s/, 2, 2, 0x0, /, 3, 2, 0x0, / }' "$T/conform_fork.c" >"$T/edited.c"
 if cmp -s "$T/conform_fork.c" "$T/edited.c"; then
 	bad "the edit of the child's expectation changed nothing"
 elif build edited; then

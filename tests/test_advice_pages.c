@@ -156,9 +156,34 @@ static bool test_populate(void)
 	return teardown();
 }
 
+/* A write populate through an entry that is writable already (a shared page
+ * read-faulted: writable, clean) faults nothing: it marks the page dirty,
+ * not the entry (follow_page_pte's FOLL_TOUCH), so every mapping of the
+ * page counts it dirty (corpus/fuzz_mm/conform_populate_dirty.txt). A touch
+ * dirties the entry alone. */
+static bool test_populate_dirties_the_page(void)
+{
+	uintptr_t pte;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 2, RW, MAP_SHARED | MAP_ANONYMOUS), A(0x10));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(2), false), 0);
+	pte = mm_pte(mm, A(0x10));
+	ASSERT(pte_write(pte) && !pte_dirty(pte) && !pte_page(pte)->dirty);
+	ASSERT_EQ(mm_madvise(mm, A(0x10), P(1), MADV_POPULATE_WRITE), 0);
+	pte = mm_pte(mm, A(0x10));
+	ASSERT(!pte_dirty(pte) && pte_page(pte)->dirty);
+	ASSERT_EQ(mm_touch(mm, A(0x11), P(1), true), 0);
+	pte = mm_pte(mm, A(0x11));
+	ASSERT(pte_dirty(pte) && !pte_page(pte)->dirty);
+	return teardown();
+}
+
 /* A shared anonymous mapping grown by mremap past the length it was made
- * with: faults past the file's end are SIGBUS (-EFAULT), a locked one is
- * populated up to the end only. Locked in the rollup is the locked Pss. */
+ * with: faults past the file's end are SIGBUS (a touch's -EAGAIN, as
+ * conform counts a real SIGBUS; MADV_POPULATE_* say -EFAULT, as GUP does),
+ * a locked one is populated up to the end only. Locked in the rollup is the
+ * locked Pss. */
 static bool test_shmem_end_and_locked(void)
 {
 	struct rollup r;
@@ -167,7 +192,8 @@ static bool test_shmem_end_and_locked(void)
 	ASSERT_EQ(map(0x20, 2, RW, MAP_SHARED | MAP_ANONYMOUS | MAP_LOCKED), A(0x20));
 	ASSERT_EQ(mm_mremap(mm, A(0x20), P(2), P(4), 0, 0), A(0x20));
 	ASSERT(mm_pte(mm, A(0x21)) && !mm_pte(mm, A(0x22)));
-	ASSERT_EQ(mm_touch(mm, A(0x22), P(1), true), -EFAULT);
+	ASSERT_EQ(mm_touch(mm, A(0x22), P(1), true), -EAGAIN);
+	ASSERT_EQ(mm_madvise(mm, A(0x21), P(2), MADV_POPULATE_READ), -EFAULT);
 	rollup_read(mm, ROLLUP_MMAP_LOCK, &r);
 	ASSERT_EQ(r.stats.pss_locked, P(2) << PSS_SHIFT);
 	rollup_free(&r);
@@ -176,10 +202,15 @@ static bool test_shmem_end_and_locked(void)
 
 int main(void)
 {
+	/* the tests read the model's state directly, outside its calls, as the
+	 * checks at rest do: without the kernel's lock assertions (sync.h;
+	 * test_locks.c runs these calls with them) */
+	lock_asserts_off();
 	TEST(test_free_then_pageout);
 	TEST(test_free_and_fork);
 	TEST(test_pageout_page_cache);
 	TEST(test_populate);
+	TEST(test_populate_dirties_the_page);
 	TEST(test_shmem_end_and_locked);
 	return test_summary();
 }

@@ -348,6 +348,9 @@ static bool test_uprobe_walk_skips_failed_child(void)
 
 int main(void)
 {
+	/* the tests read the model's state directly, outside its calls, as the
+	 * checks at rest do: without the kernel's lock assertions (sync.h) */
+	lock_asserts_off();
 	TEST(test_fork_tree_dup_every_failure_point);
 	TEST(test_fork_append_every_failure_point);
 	TEST(test_cow_after_fork);

@@ -7,11 +7,13 @@
 #include "mm/anon.h"
 #include "mm/exit.h"
 #include "mm/fault.h"
+#include "mm/fork.h"
 #include "mm/madvise.h"
 #include "mm/mm.h"
 #include "mm/mmap.h"
 #include "mm/mprotect.h"
 #include "mm/page.h"
+#include "mm/rollup.h"
 #include "mm/types.h"
 #include "mm/uffd.h"
 #include "mm/usage.h"
@@ -133,6 +135,13 @@ static bool test_account_flag_blocks_merge(void)
 	ASSERT(mm_vma_at(mm, A(0x10))->flags & VM_ACCOUNT);
 	ASSERT_EQ(map(0x18, 4, PROT_READ, PRIV_ANON), A(0x18));
 	ASSERT_EQ(mm->map_count, 2);
+	/* charged, read-only, no anon_vma (as a forked child's wipe-on-fork
+	 * copy): the same protection again changes nothing, not even the
+	 * charge (mprotect_fixup returns first) */
+	ASSERT_EQ(map(0x30, 4, RW, PRIV_ANON), A(0x30));
+	mm_vma_at(mm, A(0x30))->flags &= ~VM_WRITE;
+	ASSERT_EQ(mm_mprotect(mm, A(0x30), P(4), PROT_READ), 0);
+	ASSERT(mm_vma_at(mm, A(0x30))->flags & VM_ACCOUNT);
 	return teardown();
 }
 
@@ -179,6 +188,91 @@ static bool test_faults_and_resident_pages(void)
 	ASSERT_EQ(mm_touch(mm, A(0x20), P(1), false), -EFAULT);
 	ASSERT_EQ(mm_touch(mm, A(0x30), P(1), false), -EFAULT);
 	return teardown();
+}
+
+/* smaps' figures of the VMA at page @page of @m. */
+static struct rollup_stats smaps_at(struct mm *m, uint64_t page)
+{
+	struct rollup_stats s = {0};
+
+	smaps_gather(mm_vma_at(m, A(page)), 0, &s);
+	return s;
+}
+
+/*
+ * mm_forbids_zeropage (a PVM guest booted with pvm_no_zero_page=1, where
+ * vmafuzz conform and CI run): a read fault of private anonymous memory
+ * allocates a page, prepares the anon_vma (so merges change), and maps it
+ * writable and dirty where the VMA is writable, clean and read-only where
+ * not; a fork passes the switch on. Measured on that kernel's smaps: rw-p
+ * Private_Dirty 4 kB, r--p Private_Clean 4 kB, both Anonymous; after fork
+ * Shared_Dirty and Shared_Clean 4 kB, Pss 2 kB. The same reads on an mm
+ * that maps the zero page leave nothing resident and merge otherwise.
+ */
+static bool test_no_zero_page(void)
+{
+	struct fork_opts fo = {.algo = FORK_TREE_DUP, .policy = ANON_POLICY_CURRENT, .check = true};
+	struct rollup_stats s;
+	struct fork_uffd fu;
+	struct mm *child;
+	struct page *pg;
+
+	for (int forbid = 0; forbid < 2; forbid++) {
+		ASSERT(setup());
+		mm->forbids_zeropage = forbid;
+		/* a read, then a written neighbour, then the hole filled */
+		ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+		ASSERT_EQ(mm_touch(mm, A(0x10), P(1), false), 0);
+		ASSERT_EQ(map(0x18, 4, RW, PRIV_ANON), A(0x18));
+		ASSERT_EQ(mm_touch(mm, A(0x18), P(1), true), 0);
+		ASSERT_EQ(map(0x14, 4, RW, PRIV_ANON), A(0x14));
+		s = smaps_at(mm, 0x10);
+		if (!forbid) {
+			/* the zero page: nothing resident, no anon_vma, one VMA */
+			ASSERT_EQ(mm->map_count, 1);
+			ASSERT_EQ(s.rss, P(1)); /* the written page alone */
+			ASSERT_EQ(mm_vma_at(mm, A(0x10))->end, A(0x1c));
+			ASSERT(teardown());
+			continue;
+		}
+		/* two anon_vmas: the hole merges with one side only */
+		ASSERT_EQ(mm->map_count, 2);
+		ASSERT_EQ(mm_vma_at(mm, A(0x10))->end, A(0x18));
+		ASSERT_EQ(s.rss, P(1));
+		ASSERT_EQ(s.anonymous, P(1));
+		ASSERT_EQ(s.private_dirty, P(1)); /* writable VMA: dirty */
+		ASSERT(pte_write(mm_pte(mm, A(0x10))));
+		/* a read-only VMA: a clean, read-only page */
+		ASSERT_EQ(map(0x30, 2, PROT_READ, PRIV_ANON), A(0x30));
+		ASSERT_EQ(mm_touch(mm, A(0x30), P(1), false), 0);
+		s = smaps_at(mm, 0x30);
+		ASSERT_EQ(s.rss, P(1));
+		ASSERT_EQ(s.anonymous, P(1));
+		ASSERT_EQ(s.private_clean, P(1));
+		ASSERT_EQ(s.private_dirty, 0);
+		ASSERT(!pte_write(mm_pte(mm, A(0x30))));
+		ASSERT(mm_vma_at(mm, A(0x30))->anon_vma != NULL);
+		/* fork: shared clean, Pss halved; the child forbids too */
+		ASSERT_EQ(mm_fork(mm, 1, &fo, &child, &fu), 0);
+		ASSERT(child->forbids_zeropage);
+		s = smaps_at(child, 0x30);
+		ASSERT_EQ(s.shared_clean, P(1));
+		ASSERT_EQ(s.pss, (P(1) << PSS_SHIFT) / 2);
+		ASSERT_EQ(smaps_at(child, 0x10).shared_dirty, P(1));
+		ASSERT_EQ(mm_touch(child, A(0x31), P(1), false), 0); /* the child's own */
+		ASSERT_EQ(smaps_at(child, 0x30).private_clean, P(1));
+		mm_put(child);
+		/* writable again and written: the same page, now dirty */
+		pg = pte_page(mm_pte(mm, A(0x30)));
+		ASSERT_EQ(mm_mprotect(mm, A(0x30), P(2), RW), 0);
+		ASSERT_EQ(mm_touch(mm, A(0x30), P(1), true), 0);
+		ASSERT(pte_page(mm_pte(mm, A(0x30))) == pg);
+		s = smaps_at(mm, 0x30);
+		ASSERT_EQ(s.private_dirty, P(1));
+		ASSERT_EQ(s.private_clean, 0);
+		ASSERT(teardown());
+	}
+	return true;
 }
 
 static bool test_madvise_rules(void)
@@ -547,9 +641,17 @@ static bool test_userfaultfd(void)
 	ASSERT_EQ(mm->map_count, 3);
 	v = mm_vma_at(mm, A(0x12));
 	ASSERT(v->uffd == a && (v->flags & VM_UFFD_MISSING));
-	/* another context: busy; a hole: invalid */
+	/* another context: busy; nothing mapped: invalid; a minor fault needs
+	 * a page cache; a hole beside a VMA is fine (userfaultfd_register) */
 	ASSERT_EQ(uffd_register(b, A(0x12), P(1), UFFD_MODE_WP), -EBUSY);
-	ASSERT_EQ(uffd_register(b, A(0x17), P(2), UFFD_MODE_WP), -EINVAL);
+	ASSERT_EQ(uffd_register(b, A(0x18), P(2), UFFD_MODE_WP), -EINVAL);
+	ASSERT_EQ(uffd_register(b, A(0x17), P(2), UFFD_MODE_MINOR), -EINVAL);
+	ASSERT_EQ(uffd_unregister(b, A(0x18), P(2)), -EINVAL);
+	ASSERT_EQ(uffd_unregister(b, A(0x11), P(2)), -EINVAL); /* a's VMA there */
+	ASSERT_EQ(uffd_register(b, A(0x17), P(2), UFFD_MODE_WP), 0);
+	ASSERT(mm_vma_at(mm, A(0x17))->uffd == b);
+	ASSERT_EQ(uffd_unregister(b, A(0x16), P(4)), 0);
+	ASSERT(mm_vma_at(mm, A(0x17))->uffd == NULL);
 	/* a missing fault waits for the handler */
 	ASSERT_EQ(mm_touch(mm, A(0x12), P(1), true), -EAGAIN);
 	ASSERT(mm_validate(mm));
@@ -600,12 +702,16 @@ static bool test_userfaultfd(void)
 
 int main(void)
 {
+	/* the tests read the model's state directly, outside its calls, as the
+	 * checks at rest do: without the kernel's lock assertions (sync.h) */
+	lock_asserts_off();
 	TEST(test_new_mapping_merges);
 	TEST(test_failed_merge_maps_unmerged);
 	TEST(test_mprotect_splits_and_merges_back);
 	TEST(test_account_flag_blocks_merge);
 	TEST(test_incompatible_anon_vmas_do_not_merge);
 	TEST(test_faults_and_resident_pages);
+	TEST(test_no_zero_page);
 	TEST(test_madvise_rules);
 	TEST(test_munmap_and_mmap_errors);
 	TEST(test_max_map_count);

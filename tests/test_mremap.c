@@ -252,6 +252,10 @@ static bool test_copied_range_brings_anon_vma(void)
 
 int main(void)
 {
+	/* the tests read the model's state directly, outside its calls, as the
+	 * checks at rest do: without the kernel's lock assertions (sync.h;
+	 * test_locks.c runs these calls with them) */
+	lock_asserts_off();
 	TEST(test_resize_in_place);
 	TEST(test_move_carries_pages);
 	TEST(test_errors);

@@ -24,5 +24,6 @@ int cmd_plot(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
+int cmd_statsd(int argc, char **argv);
 
 #endif

@@ -7,7 +7,9 @@
  * runs it (conform_ops.h: anonymous mmap, munmap, mprotect, madvise, touch
  * and fork on p0 and t0, no fail_at); else the step that cannot and why,
  * exit 2. It runs in the model here, each range resolved as fuzz_mm does
- * (conform_model.h), and each step's result and VMAs in the window (and a
+ * (conform_model.h), twice: as a kernel that maps the zero page on a read
+ * fault of private anonymous memory, and as one that allocates a page there
+ * (mm_forbids_zeropage). Each step's result and VMAs in the window (and a
  * fork's child's) are recorded; repro_emit.c writes them as the expected
  * data of a program that makes the same system calls and compares
  * /proc/self/smaps after each (tools/repro/main.c).
@@ -74,7 +76,14 @@ static bool model_view(void *model, unsigned proc, struct kvma **out, unsigned *
 					  .end = v[i].end,
 					  .flags = v[i].flags & KVM_COMPARED,
 					  .rss = v[i].rss,
-					  .anon = v[i].anon};
+					  .anon = v[i].anon,
+					  .pgoff = v[i].pgoff,
+					  .pss_kb = v[i].pss_kb,
+					  .pss_dirty_kb = v[i].pss_dirty_kb,
+					  .shared_clean = v[i].shared_clean,
+					  .shared_dirty = v[i].shared_dirty,
+					  .private_clean = v[i].private_clean,
+					  .private_dirty = v[i].private_dirty};
 	*n = (unsigned)m;
 	return true;
 }
@@ -84,14 +93,14 @@ static bool model_view(void *model, unsigned proc, struct kvma **out, unsigned *
  * message naming the step that cannot run for real (or what failed).
  */
 static int record(const struct prog_desc *d, const struct prog *p, const struct repro_opts *o,
-		  struct repro_rec *recs)
+		  bool no_zero_page, struct repro_rec *recs)
 {
 	struct repro_ctx ctx = {d, p, 0, NULL};
 	char why[512], err[256];
 	void *model;
 	int status = 0;
 
-	if (conform_prog_refuses(d, p, why, sizeof(why))) {
+	if (conform_prog_refuses(d, p, true, why, sizeof(why))) {
 		fprintf(stderr, "vmafuzz repro: %s: %s\n", o->file, why);
 		return 2;
 	}
@@ -100,6 +109,7 @@ static int record(const struct prog_desc *d, const struct prog *p, const struct 
 		fprintf(stderr, "vmafuzz repro: %s: %s\n", o->file, err);
 		return 2;
 	}
+	as_model_forbid_zeropage(model, no_zero_page);
 	ctx.model = model;
 	check_set_context(repro_context, &ctx);
 	for (unsigned i = 0; i < p->nops && !status; i++) {
@@ -117,8 +127,6 @@ static int record(const struct prog_desc *d, const struct prog *p, const struct 
 			status = 2;
 			break;
 		}
-		r->fresh_read =
-		    conform_reads_fresh_anon(model, &c) || conform_populates_fresh_anon(model, &c);
 		conform_kcall(&c, &r->call);
 		f = fmemopen(r->text, sizeof(r->text), "w");
 		if (f) {
@@ -210,7 +218,8 @@ int cmd_repro(int argc, char **argv)
 	const struct fuzz_target *t = &fuzz_mm_target;
 	struct repro_opts o = {NULL, NULL, false, false, false};
 	static struct prog p;
-	static struct repro_rec recs[PROG_MAX_OPS];
+	static struct repro_rec recs[2][PROG_MAX_OPS];
+	const struct repro_rec *const both[2] = {recs[0], recs[1]};
 	char *text = NULL;
 	uint8_t *data;
 	size_t size;
@@ -224,7 +233,10 @@ int cmd_repro(int argc, char **argv)
 		return 2;
 	prog_decode(t->desc, data, size, &p);
 	free(data);
-	status = record(t->desc, &p, &o, recs);
+	/* as the kernel maps the zero page on anonymous read faults, and not */
+	status = record(t->desc, &p, &o, false, recs[0]);
+	if (!status)
+		status = record(t->desc, &p, &o, true, recs[1]);
 	if (!status && !(text = program_text(t->desc, &p))) {
 		fprintf(stderr, "vmafuzz repro: out of memory\n");
 		status = 2;
@@ -234,7 +246,7 @@ int cmd_repro(int argc, char **argv)
 		status = 2;
 	}
 	if (!status) {
-		if (!repro_emit(out, recs, p.nops, o.file, text, o.tap)) {
+		if (!repro_emit(out, both, p.nops, o.file, text, o.tap)) {
 			fprintf(stderr, "vmafuzz repro: cannot write %s\n",
 				o.out ? o.out : "stdout");
 			status = 2;
@@ -247,10 +259,11 @@ int cmd_repro(int argc, char **argv)
 		if (status && out != stdout)
 			remove(o.out);
 	}
-	for (unsigned i = 0; i < p.nops; i++) {
-		free(recs[i].vmas);
-		free(recs[i].child);
-	}
+	for (unsigned z = 0; z < 2; z++)
+		for (unsigned i = 0; i < p.nops; i++) {
+			free(recs[z][i].vmas);
+			free(recs[z][i].child);
+		}
 	free(text);
 	return status;
 }

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The live kernel as an address-space backend (as_backend.h), for vmafuzz
- * conform: a child process runs the resolved calls of a fuzz_mm program
- * with the real system calls, its forked grandchild stands for the model's
- * child process, and the VMAs are read from /proc/PID/smaps.
+ * conform: each process of the model is a real process of this kernel,
+ * served by conform_server.c over a socket. p0 is forked from the tool at
+ * open; a fork forks the real process, whose child serves the model's new
+ * process; exit ends the real one. The VMAs are read from
+ * /proc/PID/smaps, smaps_rollup's figures too.
  *
- * This side knows nothing of the model: it includes fuzz_mm's operation
- * table and the seam, and system headers; flags and advice travel as the
- * kernel's values.
+ * This side knows nothing of the model: conform tells it, before a fork,
+ * which model process the child became and, before map_limit, the limit the
+ * model set. resolve is the reference backend's job (conform resolves on the
+ * model).
  */
 #ifndef VMAFUZZ_CONFORM_H
 #define VMAFUZZ_CONFORM_H
@@ -18,45 +21,36 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
-/*
- * The child runs struct kcall (ksys.h): KSYS_FORK forks it, the grandchild
- * waiting, touching nothing, until KSYS_EXIT ends it, and the result is its
- * pid, for kproc_vmas_of.
- */
-struct kproc {
-	pid_t pid;
-	int to, from; /* pipes to and from the child */
-};
-
-/*
- * Fork the child: it switches transparent huge pages off for itself and
- * checks that [lo, hi) is free (nothing mapped there). 0, or -1 with a
- * message in @err.
- */
-int kproc_start(struct kproc *k, uint64_t lo, uint64_t hi, char *err, size_t errlen);
-/* Run one call in the child; its result (address, 0 or -errno) in @result.
- * False (message in @err) when the child is gone. */
-bool kproc_call(struct kproc *k, const struct kcall *c, int64_t *result, char *err, size_t errlen);
-/* The child's VMAs intersecting [lo, hi), in address order; at most @max.
- * -1 with a message in @err when smaps cannot be read. */
-int kproc_vmas(struct kproc *k, uint64_t lo, uint64_t hi, struct as_vma *out, unsigned max,
-	       char *err, size_t errlen);
-/* The same for another process (the grandchild of MMF_OP_FORK). */
-int kproc_vmas_of(pid_t pid, uint64_t lo, uint64_t hi, struct as_vma *out, unsigned max, char *err,
-		  size_t errlen);
-/* End the child (closes its pipe, waits for it). */
-void kproc_stop(struct kproc *k);
-
-/*
- * The backend over a kproc: process p0 is the child, and the process a fork
- * makes (in the model's numbering, as_live_set_child tells which) is the
- * grandchild until it exits. It runs mmap of anonymous memory, munmap,
- * mprotect, madvise, touch, fork and the exit of a forked process; resolve
- * is the reference backend's job (conform resolves on the model).
- */
 extern const struct as_backend as_live;
-void as_live_set_child(void *as, unsigned proc);
+
+/* Before a fork's call: the model process its child became; MMF_MAX_PROCS
+ * when the model made none (its process table was full): then no real fork
+ * is made and it answers -EAGAIN, as a process limit would. */
+void as_live_fork_into(void *as, unsigned proc);
+/* Before a map_limit's call: the limit the model set (VMAs). The real
+ * process then holds vm.max_map_count - limit VMAs outside the window, so
+ * that the kernel's limit leaves it the same room in the window. */
+void as_live_map_limit(void *as, int64_t limit);
+/* The processes that exist, as a mask of the model's numbers. */
+unsigned as_live_procs(void *as);
+/*
+ * Process @proc's smaps_rollup with the figures of its VMAs outside the
+ * window taken off (kB), in @win; win->nvmas is how many were taken off
+ * (each's Pss was rounded down on its own, so the window's Pss may be off by
+ * as many kB). 1, 0 when it cannot be had (the process holds map_limit's
+ * fillers, which are not read; @err says so), -1 on error (@err).
+ */
+int as_live_rollup(void *as, unsigned proc, struct krest *win, char *err, size_t errlen);
+/*
+ * What process @proc's pages at @addr[0..n) (ascending, page-aligned) hold:
+ * whether each is present (/proc/PID/pagemap) in @present, and for those
+ * that are, their first eight bytes (/proc/PID/mem) in @vals. Only present
+ * pages are read, so nothing faults. 0, or -1 with a message in @err.
+ */
+int as_live_page_values(void *as, unsigned proc, const uint64_t *addr, unsigned n, uint64_t *vals,
+			bool *present, char *err, size_t errlen);
+/* vm.max_map_count, as this kernel has it (0: unreadable). */
+uint64_t conform_max_map_count(void);
 
 #endif

@@ -1,331 +1,279 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The real side of vmafuzz conform (conform.h): a forked child that runs
- * mmap, munmap, mprotect, madvise and page touches for real (ksys.h), and
- * its forked grandchild held still; their VMAs from /proc/PID/smaps.
+ * The tool's side of the real processes (conform.h): start p0, send each
+ * call to the process it belongs to, follow forks (reading the fork events
+ * of the parent's userfaultfds as its monitor, and handing it the new
+ * contexts) and exits, read smaps and smaps_rollup.
  */
 #include "conform.h"
 #include "conform_ops.h"
+#include "conform_proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* ---- the child ----------------------------------------------------------- */
-
-static bool full_write(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
-/* 1: got it, 0: end of file, -1: error */
-static int full_read(int fd, void *buf, size_t n)
-{
-	char *p = buf;
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, p + got, n - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			return got ? -1 : 0;
-		got += (size_t)r;
-	}
-	return 1;
-}
-
-/* The child's pipes to the tool, and the grandchild of KSYS_FORK with the
- * pipe it waits on. */
-static int child_in = -1, child_out = -1;
-static pid_t grandchild = -1;
-static int grandchild_pipe = -1;
-
-/* fork: the grandchild keeps the mappings as fork left them until the tool
- * has read its smaps, then exits without touching anything */
-static int64_t child_fork(void)
-{
-	int fds[2];
-	char b;
-
-	if (grandchild > 0)
-		return -EBUSY;
-	if (pipe(fds))
-		return -(int64_t)errno;
-	grandchild = fork();
-	if (grandchild < 0) {
-		int e = errno;
-
-		close(fds[0]);
-		close(fds[1]);
-		return -(int64_t)e;
-	}
-	if (grandchild == 0) {
-		close(fds[1]);
-		close(child_in);
-		close(child_out);
-		while (read(fds[0], &b, 1) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	close(fds[0]);
-	grandchild_pipe = fds[1];
-	return grandchild;
-}
-
-static int64_t child_fork_end(void)
-{
-	int st;
-
-	if (grandchild <= 0)
-		return -ECHILD;
-	close(grandchild_pipe);
-	grandchild_pipe = -1;
-	while (waitpid(grandchild, &st, 0) < 0)
-		if (errno != EINTR)
-			return -(int64_t)errno;
-	grandchild = -1;
-	return 0;
-}
-
-static int64_t child_run(const struct kcall *c)
-{
-	switch (c->code) {
-	case KSYS_FORK:
-		return child_fork();
-	case KSYS_EXIT:
-		return child_fork_end();
-	}
-	return ksys_call(c);
-}
-
-static _Noreturn void child_main(int in, int out, uint64_t lo, uint64_t hi)
-{
-	struct kcall c;
-	int32_t status[2] = {0, 0}; /* what failed (1 prctl, 2 the window), errno */
-
-	status[1] = ksys_setup();
-	if (status[1])
-		status[0] = 1;
-	else if ((status[1] = ksys_window_free(lo, hi)))
-		status[0] = 2;
-	if (!full_write(out, status, sizeof(status)) || status[0])
-		_exit(1);
-	child_in = in;
-	child_out = out;
-	while (full_read(in, &c, sizeof(c)) == 1) {
-		int64_t r = child_run(&c);
-
-		if (!full_write(out, &r, sizeof(r)))
-			_exit(1);
-	}
-	/* the tool is gone: a grandchild still waiting is ended and reaped,
-	 * not left to init */
-	child_fork_end();
-	_exit(0);
-}
-
-/* ---- the parent ---------------------------------------------------------- */
-
-static void died(struct kproc *k, char *err, size_t errlen)
-{
-	int st = 0;
-
-	if (k->pid > 0 && waitpid(k->pid, &st, 0) == k->pid) {
-		if (WIFSIGNALED(st))
-			snprintf(err, errlen, "the kernel-side child died of signal %d",
-				 WTERMSIG(st));
-		else
-			snprintf(err, errlen, "the kernel-side child exited with status %d",
-				 WEXITSTATUS(st));
-	} else {
-		snprintf(err, errlen, "the kernel-side child is gone");
-	}
-	k->pid = -1;
-}
-
-int kproc_start(struct kproc *k, uint64_t lo, uint64_t hi, char *err, size_t errlen)
-{
-	int to[2], from[2];
-	int32_t status[2];
-
-	k->pid = -1;
-	k->to = k->from = -1;
-	/* a child that dies must not take us with it */
-	signal(SIGPIPE, SIG_IGN);
-	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	fflush(NULL);
-	k->pid = fork();
-	if (k->pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		close(to[0]), close(to[1]), close(from[0]), close(from[1]);
-		return -1;
-	}
-	if (k->pid == 0) {
-		close(to[1]);
-		close(from[0]);
-		child_main(to[0], from[1], lo, hi);
-	}
-	close(to[0]);
-	close(from[1]);
-	k->to = to[1];
-	k->from = from[0];
-	if (full_read(k->from, status, sizeof(status)) != 1) {
-		died(k, err, errlen);
-		kproc_stop(k);
-		return -1;
-	}
-	if (status[0]) {
-		if (status[0] == 2)
-			snprintf(err, errlen,
-				 "the window %#" PRIx64 "-%#" PRIx64
-				 " is not free in the child (%s)",
-				 lo, hi, strerror(status[1]));
-		else
-			snprintf(err, errlen,
-				 "setting up the child (one CPU, RLIMIT_STACK, no THP): %s",
-				 strerror(status[1]));
-		kproc_stop(k);
-		return -1;
-	}
-	return 0;
-}
-
-bool kproc_call(struct kproc *k, const struct kcall *c, int64_t *result, char *err, size_t errlen)
-{
-	if (k->pid <= 0) {
-		snprintf(err, errlen, "the kernel-side child is gone");
-		return false;
-	}
-	if (!full_write(k->to, c, sizeof(*c)) || full_read(k->from, result, sizeof(*result)) != 1) {
-		died(k, err, errlen);
-		return false;
-	}
-	return true;
-}
-
-int kproc_vmas(struct kproc *k, uint64_t lo, uint64_t hi, struct as_vma *out, unsigned max,
-	       char *err, size_t errlen)
-{
-	return kproc_vmas_of(k->pid, lo, hi, out, max, err, errlen);
-}
-
-int kproc_vmas_of(pid_t pid, uint64_t lo, uint64_t hi, struct as_vma *out, unsigned max, char *err,
-		  size_t errlen)
-{
-	struct kvma *kv = calloc(max ? max : 1, sizeof(*kv));
-	int n;
-
-	if (!kv) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	n = ksys_vmas(pid, lo, hi, kv, max, err, errlen);
-	for (int i = 0; i < n; i++)
-		out[i] = (struct as_vma){.start = kv[i].start,
-					 .end = kv[i].end,
-					 .flags = kv[i].flags,
-					 .rss = kv[i].rss,
-					 .anon = kv[i].anon};
-	free(kv);
-	return n;
-}
-
-void kproc_stop(struct kproc *k)
-{
-	if (k->to >= 0)
-		close(k->to);
-	if (k->from >= 0)
-		close(k->from);
-	k->to = k->from = -1;
-	if (k->pid > 0) {
-		int st;
-
-		while (waitpid(k->pid, &st, 0) < 0 && errno == EINTR)
-			;
-	}
-	k->pid = -1;
-}
-
-/* ---- the backend --------------------------------------------------------- */
-
 #define LIVE_LO CONFORM_LO
 #define LIVE_HI CONFORM_HI
+/* The model's files as memfds: every offset a program can map (its @ page in
+ * the window, plus a length) lies inside. */
+#define LIVE_FILE_SIZE (CONFORM_HI - CONFORM_LO + (1ull << 20))
+#define LIVE_TIMEOUT_MS 20000
+#define LIVE_VMAS 4096
+#define LIVE_EVFDS (MMF_MAX_PROCS * MMF_FDS) /* every process's userfaultfds */
 
 /* smaps' bits are the seam's */
 _Static_assert(KVM_READ == AS_VM_READ && KVM_WRITE == AS_VM_WRITE && KVM_EXEC == AS_VM_EXEC &&
-		   KVM_SHARED == AS_VM_SHARED && KVM_MAYSHARE == AS_VM_MAYSHARE &&
+		   KVM_SHARED == AS_VM_SHARED && KVM_MAYREAD == AS_VM_MAYREAD &&
+		   KVM_MAYWRITE == AS_VM_MAYWRITE && KVM_MAYEXEC == AS_VM_MAYEXEC &&
+		   KVM_MAYSHARE == AS_VM_MAYSHARE && KVM_UFFD_MISSING == AS_VM_UFFD_MISSING &&
+		   KVM_UFFD_WP == AS_VM_UFFD_WP && KVM_UFFD_MINOR == AS_VM_UFFD_MINOR &&
 		   KVM_DONTCOPY == AS_VM_DONTCOPY && KVM_ACCOUNT == AS_VM_ACCOUNT &&
-		   KVM_WIPEONFORK == AS_VM_WIPEONFORK && KVM_LOCKED == AS_VM_LOCKED &&
-		   KVM_LOCKONFAULT == AS_VM_LOCKONFAULT,
+		   KVM_WIPEONFORK == AS_VM_WIPEONFORK && KVM_GROWSDOWN == AS_VM_GROWSDOWN &&
+		   KVM_LOCKED == AS_VM_LOCKED && KVM_LOCKONFAULT == AS_VM_LOCKONFAULT,
 	       "ksys.h's VM bits are as_backend.h's");
 
-struct live {
-	struct kproc k;
-	pid_t grandchild;    /* the forked process, or -1 */
-	unsigned child_proc; /* its number in the model */
+/* One real process. */
+struct rproc {
+	pid_t pid; /* 0: none */
+	int pidfd, sock;
+	bool filled; /* holds map_limit's fillers */
 };
+
+struct live {
+	struct rproc p[MMF_MAX_PROCS];
+	unsigned fork_into;
+	int64_t limit;
+	char err[256]; /* the last failure */
+};
+
+uint64_t conform_max_map_count(void)
+{
+	static uint64_t v;
+	FILE *f;
+
+	if (!v && (f = fopen("/proc/sys/vm/max_map_count", "r"))) {
+		if (fscanf(f, "%" SCNu64, &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+static void forget(struct rproc *r)
+{
+	if (r->sock >= 0)
+		close(r->sock);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	*r = (struct rproc){0, -1, -1, false};
+}
+
+/* Reap what is ours: p0, and the processes whose parents ended before them
+ * (the tool is their subreaper). */
+static void reap(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+/* Wait until @r's socket has a reply (1), the process ended (0), or the time
+ * is up (-1); @more: other fds to watch, whose readiness returns 2. */
+static int wait_reply(struct rproc *r, struct pollfd *more, unsigned nmore)
+{
+	struct pollfd pf[2 + LIVE_EVFDS];
+
+	pf[0] = (struct pollfd){r->sock, POLLIN, 0};
+	pf[1] = (struct pollfd){r->pidfd, POLLIN, 0};
+	for (unsigned i = 0; i < nmore; i++)
+		pf[2 + i] = more[i];
+	for (;;) {
+		int n = poll(pf, 2 + nmore, LIVE_TIMEOUT_MS);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		for (unsigned i = 0; i < nmore; i++)
+			more[i].revents = pf[2 + i].revents;
+		if (pf[0].revents)
+			return 1;
+		if (pf[1].revents)
+			return 0;
+		return 2;
+	}
+}
+
+/* A request and its reply; false (l->err says why) when the process is gone. */
+static bool request(struct live *l, struct rproc *r, const struct kreq *q, const int *fds,
+		    unsigned nfds, struct krep *rep, int *rfds, unsigned *rnfds)
+{
+	unsigned dummy;
+	int w;
+
+	if (!kmsg_send(r->sock, q, sizeof(*q), fds, nfds)) {
+		snprintf(l->err, sizeof(l->err), "real process %d is gone", (int)r->pid);
+		return false;
+	}
+	w = wait_reply(r, NULL, 0);
+	if (w != 1 || kmsg_recv(r->sock, rep, sizeof(*rep), rfds, rnfds ? rnfds : &dummy) != 1) {
+		snprintf(l->err, sizeof(l->err), "real process %d %s", (int)r->pid,
+			 w == -1 ? "does not answer" : "died");
+		return false;
+	}
+	if (!rnfds)
+		for (unsigned i = 0; i < dummy; i++)
+			close(rfds[i]);
+	return true;
+}
+
+static int pidfd_of(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/*
+ * The tool on the CPU it runs on, as its real processes are (ksys_setup): it
+ * reads their pages through /proc/PID/mem, which marks them accessed and may
+ * park them, with a reference, in this CPU's batches; MADV_PAGEOUT in a real
+ * process drains its own CPU's batches only, and a page held elsewhere is
+ * not reclaimed (found by conform: a lazily freed page stayed).
+ */
+static void one_cpu(void)
+{
+	cpu_set_t cpus;
+	int cpu = sched_getcpu();
+
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu >= 0 ? cpu : 0, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+}
 
 static void *live_open(char *err, size_t errlen)
 {
 	struct live *l = calloc(1, sizeof(*l));
+	struct krep rep = {0};
+	int sv[2], fds[MMF_FDS];
+	unsigned n;
+	pid_t pid;
 
 	if (!l) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	l->grandchild = -1;
-	if (kproc_start(&l->k, LIVE_LO, LIVE_HI, err, errlen)) {
+	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
+		forget(&l->p[i]);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	signal(SIGPIPE, SIG_IGN);
+	one_cpu();
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		free(l);
 		return NULL;
 	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		kserver_main(sv[1], LIVE_LO, LIVE_HI, LIVE_FILE_SIZE);
+	}
+	close(sv[1]);
+	l->p[0] = (struct rproc){pid, pid > 0 ? pidfd_of(pid) : -1, sv[0], false};
+	if (pid < 0 || l->p[0].pidfd < 0 || wait_reply(&l->p[0], NULL, 0) != 1 ||
+	    kmsg_recv(sv[0], &rep, sizeof(rep), fds, &n) != 1 || rep.result) {
+		int64_t e = pid < 0 ? -1 : -rep.result;
+
+		if (pid < 0 || l->p[0].pidfd < 0)
+			snprintf(err, errlen, "fork or pidfd_open: %s", strerror(errno));
+		else if (e >= 2000 && e < 3000)
+			snprintf(err, errlen,
+				 "the window %#" PRIx64 "-%#" PRIx64
+				 " is not free in the child (%s)",
+				 (uint64_t)LIVE_LO, (uint64_t)LIVE_HI, strerror((int)(e - 2000)));
+		else if (e >= 1000)
+			snprintf(err, errlen, "the real process's setup failed: %s: %s",
+				 e >= 3000 ? "memfd_create" : "one CPU, RLIMIT_STACK, no THP",
+				 strerror((int)(e % 1000)));
+		else
+			snprintf(err, errlen, "the real process died before it started");
+		forget(&l->p[0]);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		free(l);
+		return NULL;
+	}
+	l->fork_into = MMF_MAX_PROCS;
 	return l;
+}
+
+/* End real process @r and wait until it is gone (its mm too). */
+static bool end_proc(struct live *l, struct rproc *r)
+{
+	struct kreq q = {.op = KOP_EXIT};
+	struct pollfd pf = {r->pidfd, POLLIN, 0};
+	int n;
+
+	kmsg_send(r->sock, &q, sizeof(q), NULL, 0);
+	do
+		n = poll(&pf, 1, LIVE_TIMEOUT_MS);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		snprintf(l->err, sizeof(l->err), "real process %d does not exit", (int)r->pid);
+		kill(r->pid, SIGKILL);
+	}
+	forget(r);
+	reap();
+	return n > 0;
 }
 
 static void live_close(void *as)
 {
 	struct live *l = as;
 
-	kproc_stop(&l->k);
+	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
+		if (l->p[i].pid > 0)
+			end_proc(l, &l->p[i]);
+	reap();
 	free(l);
 }
 
-void as_live_set_child(void *as, unsigned proc)
+void as_live_fork_into(void *as, unsigned proc)
 {
-	((struct live *)as)->child_proc = proc;
+	((struct live *)as)->fork_into = proc;
+}
+
+void as_live_map_limit(void *as, int64_t limit)
+{
+	((struct live *)as)->limit = limit;
+}
+
+unsigned as_live_procs(void *as)
+{
+	struct live *l = as;
+	unsigned m = 0;
+
+	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
+		m |= (l->p[i].pid > 0) << i;
+	return m;
 }
 
 static bool live_get(void *as, struct mm_call *c)
 {
 	struct live *l = as;
 
-	return c->a.proc % MMF_MAX_PROCS == 0 ||
-	       (l->grandchild > 0 && c->a.proc % MMF_MAX_PROCS == l->child_proc);
+	return c->code == MMF_OP_DELAY || l->p[c->a.proc % MMF_MAX_PROCS].pid > 0;
 }
 
 static void live_resolve(void *as, struct mm_call *c)
@@ -336,14 +284,182 @@ static void live_resolve(void *as, struct mm_call *c)
 
 static const char *live_refuses(void *as, const struct mm_call *c)
 {
-	struct live *l = as;
-	unsigned p = c->a.proc % MMF_MAX_PROCS;
+	(void)as;
+	switch (c->code) {
+	case MMF_OP_FORK:
+		return c->a.policy ? "the reverted anon_vma policy is no kernel's" : NULL;
+	case MMF_OP_UPROBE:
+		return "uprobes do not run for real";
+	default:
+		return c->code < MMF_NOPS ? NULL : "not one of fuzz_mm's operations";
+	}
+}
 
+/* Read the fork events of the parent's userfaultfds (@ev, the monitor's
+ * copies) while it forks: the new contexts' fds, in the order the kernel
+ * hands them out, into @nfd, their features into @nfeat. Returns when the
+ * reply is there (1), or 0/-1 as wait_reply. */
+static int fork_events(struct rproc *r, struct pollfd *ev, const int *evfeat, unsigned nev,
+		       int *nfd, int *nfeat, unsigned *n)
+{
+	for (;;) {
+		int w = wait_reply(r, ev, nev);
+
+		if (w != 2)
+			return w;
+		for (unsigned i = 0; i < nev; i++) {
+			struct uffd_msg msg;
+
+			if (!(ev[i].revents & POLLIN))
+				continue;
+			while (read(ev[i].fd, &msg, sizeof(msg)) == (ssize_t)sizeof(msg))
+				if (msg.event == UFFD_EVENT_FORK && *n < MMF_FDS) {
+					nfd[*n] = (int)msg.arg.fork.ufd;
+					nfeat[(*n)++] = evfeat[i];
+				} else if (msg.event == UFFD_EVENT_FORK) {
+					close((int)msg.arg.fork.ufd);
+				}
+		}
+	}
+}
+
+/* Copies of every process's userfaultfds with the event @feature (KUFFD_*)
+ * into @ev (their features in @evfeat): a fork's or an mremap's events go to
+ * whoever holds the context's fd. How many, or -1 when a process is gone. */
+static int event_fds(struct live *l, struct pollfd *ev, int *evfeat, int feature)
+{
+	struct kreq q = {.op = KOP_UFFD_DUP};
+	int n = 0;
+
+	for (unsigned p = 0; p < MMF_MAX_PROCS; p++) {
+		struct krep rep;
+		int fds[MMF_FDS];
+		unsigned nfds = 0;
+
+		if (l->p[p].pid <= 0)
+			continue;
+		if (!request(l, &l->p[p], &q, NULL, 0, &rep, fds, &nfds)) {
+			for (int i = 0; i < n; i++)
+				close(ev[i].fd);
+			return -1;
+		}
+		for (unsigned i = 0; i < nfds; i++)
+			if (rep.feat[i] & feature) {
+				ev[n] = (struct pollfd){fds[i], POLLIN, 0};
+				evfeat[n++] = rep.feat[i];
+			} else {
+				close(fds[i]);
+			}
+	}
+	return n;
+}
+
+/* fork: the userfaultfds with the fork event copied here first, so that
+ * their fork events can be read (the forking process waits for that); the
+ * new contexts go to the forking process, as the model's parent receives its
+ * child's contexts. */
+static int64_t live_fork(struct live *l, struct rproc *r)
+{
+	struct kreq q = {.op = KOP_FORK};
+	struct krep rep;
+	struct pollfd ev[LIVE_EVFDS];
+	int evfeat[LIVE_EVFDS], nfd[MMF_FDS], nfeat[MMF_FDS], csock[MMF_FDS];
+	unsigned nnew = 0, nc = 0;
+	int nev, w;
+
+	if (l->fork_into >= MMF_MAX_PROCS || l->p[l->fork_into].pid > 0)
+		return -EAGAIN; /* the model's process table is full */
+	nev = event_fds(l, ev, evfeat, KUFFD_FORK);
+	if (nev < 0)
+		return INT64_MIN;
+	if (!kmsg_send(r->sock, &q, sizeof(q), NULL, 0))
+		w = 0;
+	else
+		w = fork_events(r, ev, evfeat, (unsigned)nev, nfd, nfeat, &nnew);
+	for (int i = 0; i < nev; i++)
+		close(ev[i].fd);
+	if (w != 1 || kmsg_recv(r->sock, &rep, sizeof(rep), csock, &nc) != 1) {
+		snprintf(l->err, sizeof(l->err), "real process %d %s in fork", (int)r->pid,
+			 w == -1 ? "hangs" : "died");
+		return INT64_MIN;
+	}
+	if (rep.result > 0 && nc == 1) {
+		struct rproc *c = &l->p[l->fork_into];
+		struct krep ready;
+		int none[MMF_FDS];
+		unsigned nr;
+
+		*c = (struct rproc){(pid_t)rep.result, pidfd_of((pid_t)rep.result), csock[0],
+				    r->filled};
+		/* the child has closed its copies of the parent's fds */
+		if (c->pidfd < 0 || wait_reply(c, NULL, 0) != 1 ||
+		    kmsg_recv(c->sock, &ready, sizeof(ready), none, &nr) != 1) {
+			snprintf(l->err, sizeof(l->err),
+				 "the child of real process %d is not ready", (int)r->pid);
+			return INT64_MIN;
+		}
+		rep.result = 0;
+	}
+	if (nnew) {
+		struct krep took;
+
+		q = (struct kreq){.op = KOP_UFFD_TAKE, .nfds = (int32_t)nnew};
+		memcpy(q.feat, nfeat, sizeof(int) * nnew);
+		if (!request(l, r, &q, nfd, nnew, &took, NULL, NULL))
+			rep.result = INT64_MIN;
+		for (unsigned i = 0; i < nnew; i++)
+			close(nfd[i]);
+	}
+	return rep.result;
+}
+
+/* mremap: the userfaultfds with the remap event copied here first, so that
+ * the remap events of a moved range registered with one can be read (the
+ * calling process waits for that, mremap_userfaultfd_complete); they carry
+ * nothing the model needs. */
+static int64_t live_remap(struct live *l, struct rproc *r, const struct kreq *q, struct krep *rep)
+{
+	struct pollfd ev[LIVE_EVFDS];
+	int evfeat[LIVE_EVFDS], nev = event_fds(l, ev, evfeat, KUFFD_REMAP), w, fds[MMF_FDS];
+	unsigned nfds;
+
+	if (nev < 0)
+		return INT64_MIN;
+	if (!kmsg_send(r->sock, q, sizeof(*q), NULL, 0))
+		w = 0;
+	else
+		for (;;) {
+			w = wait_reply(r, ev, (unsigned)nev);
+			if (w != 2)
+				break;
+			for (int i = 0; i < nev; i++) {
+				struct uffd_msg msg;
+
+				if (ev[i].revents & POLLIN)
+					while (read(ev[i].fd, &msg, sizeof(msg)) ==
+					       (ssize_t)sizeof(msg))
+						;
+			}
+		}
+	for (int i = 0; i < nev; i++)
+		close(ev[i].fd);
+	if (w != 1 || kmsg_recv(r->sock, rep, sizeof(*rep), fds, &nfds) != 1) {
+		snprintf(l->err, sizeof(l->err), "real process %d %s in mremap", (int)r->pid,
+			 w == -1 ? "hangs" : "died");
+		return INT64_MIN;
+	}
+	return rep->result;
+}
+
+/* The request for a call that is not fork or exit. */
+static struct kreq call_req(const struct live *l, const struct mm_call *c)
+{
+	struct kreq q = {.op = KOP_NOP};
+
+	conform_kcall(c, &q.c);
+	q.slot = c->a.handle;
 	switch (c->code) {
 	case MMF_OP_MMAP:
-		if (c->a.kind != MMF_PRIVATE_ANON && c->a.kind != MMF_SHARED_ANON)
-			return "file mappings do not run for real (anonymous memory only)";
-		break;
 	case MMF_OP_MUNMAP:
 	case MMF_OP_MPROTECT:
 	case MMF_OP_MADVISE:
@@ -353,41 +469,61 @@ static const char *live_refuses(void *as, const struct mm_call *c)
 	case MMF_OP_MUNLOCK:
 	case MMF_OP_MLOCKALL:
 	case MMF_OP_MUNLOCKALL:
+		q.op = KOP_SYS;
+		q.file = c->a.file;
 		break;
-	case MMF_OP_FORK:
-		if (c->a.policy)
-			return "the reverted anon_vma policy is no kernel's";
+	case MMF_OP_UFFD_CREATE:
+		q.op = KOP_UFFD_CREATE;
+		q.features =
+		    (c->a.features & 1 ? KUFFD_FORK : 0) | (c->a.features & 2 ? KUFFD_REMAP : 0);
 		break;
-	case MMF_OP_EXIT:
-		if (!l || !(l->grandchild > 0 && p == l->child_proc))
-			return "only a forked process exits for real";
-		return NULL;
-	default:
-		return CONFORM_ONLY_REAL;
+	case MMF_OP_UFFD_REGISTER:
+		q.op = KOP_UFFD_REGISTER;
+		q.modes = c->a.modes;
+		break;
+	case MMF_OP_UFFD_UNREGISTER:
+		q.op = KOP_UFFD_UNREGISTER;
+		break;
+	case MMF_OP_UFFD_RELEASE:
+		q.op = KOP_UFFD_RELEASE;
+		break;
+	case MMF_OP_MAP_LIMIT:
+		q.op = KOP_MAP_LIMIT;
+		q.n = (int64_t)conform_max_map_count() - l->limit;
+		break;
 	}
-	return p ? "only process p0 runs for real" : NULL;
+	return q;
 }
 
 static void live_call(void *as, struct mm_call *c)
 {
 	struct live *l = as;
-	struct kcall k;
-	char err[256];
-	int64_t r;
+	struct rproc *r = &l->p[c->a.proc % MMF_MAX_PROCS];
+	struct kreq q;
+	struct krep rep;
 
-	conform_kcall(c, &k);
-	if (!kproc_call(&l->k, &k, &r, err, sizeof(err))) {
-		fprintf(stderr, "vmafuzz conform: %s\n", err);
-		r = INT64_MIN; /* differs from every result */
+	if (c->code == MMF_OP_DELAY || c->code == MMF_OP_ROLLUP) {
+		c->result = 0; /* nothing real to do: t0 is the only thread */
+		return;
 	}
-	if (c->code == MMF_OP_FORK && r > 0) {
-		/* the grandchild's pid for its smaps; the result compared is 0 */
-		l->grandchild = (pid_t)r;
-		r = 0;
-	} else if (c->code == MMF_OP_EXIT && r == 0) {
-		l->grandchild = -1;
+	if (c->code == MMF_OP_FORK) {
+		c->result = live_fork(l, r);
+	} else if (c->code == MMF_OP_EXIT) {
+		c->result = end_proc(l, r) ? 0 : INT64_MIN;
+	} else {
+		q = call_req(l, c);
+		if (c->code == MMF_OP_MREMAP)
+			c->result = live_remap(l, r, &q, &rep);
+		else
+			c->result =
+			    request(l, r, &q, NULL, 0, &rep, NULL, NULL) ? rep.result : INT64_MIN;
+		if (c->code == MMF_OP_TOUCH && c->seen && c->result != INT64_MIN)
+			memcpy(c->seen, rep.seen, sizeof(rep.seen));
+		if (c->code == MMF_OP_MAP_LIMIT)
+			r->filled = true;
 	}
-	c->result = r;
+	if (c->result == INT64_MIN)
+		fprintf(stderr, "vmafuzz conform: %s\n", l->err);
 }
 
 static void live_put(void *as, struct mm_call *c)
@@ -399,15 +535,176 @@ static void live_put(void *as, struct mm_call *c)
 static int live_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage,
 		     struct as_vma *out, unsigned max, char *err, size_t errlen)
 {
+	static struct kvma kv[LIVE_VMAS];
 	struct live *l = as;
+	pid_t pid = l->p[proc % MMF_MAX_PROCS].pid;
+	int n;
 
 	(void)usage; /* smaps has them anyway */
-	if (proc % MMF_MAX_PROCS == 0)
-		return kproc_vmas(&l->k, lo, hi, out, max, err, errlen);
-	if (l->grandchild > 0 && proc % MMF_MAX_PROCS == l->child_proc)
-		return kproc_vmas_of(l->grandchild, lo, hi, out, max, err, errlen);
-	snprintf(err, errlen, "no real process p%u", proc);
+	if (pid <= 0) {
+		snprintf(err, errlen, "no real process p%u", proc);
+		return -1;
+	}
+	n = ksys_vmas(pid, lo, hi, kv, max < LIVE_VMAS ? max : LIVE_VMAS, NULL, err, errlen);
+	for (int i = 0; i < n; i++)
+		out[i] = (struct as_vma){.start = kv[i].start,
+					 .end = kv[i].end,
+					 .flags = kv[i].flags,
+					 .pgoff = kv[i].pgoff,
+					 .rss = kv[i].rss,
+					 .anon = kv[i].anon,
+					 .file = true,
+					 .pss_kb = kv[i].pss_kb,
+					 .pss_dirty_kb = kv[i].pss_dirty_kb,
+					 .shared_clean = kv[i].shared_clean,
+					 .shared_dirty = kv[i].shared_dirty,
+					 .private_clean = kv[i].private_clean,
+					 .private_dirty = kv[i].private_dirty};
+	return n;
+}
+
+/* /proc/PID/smaps_rollup's figures (kB); false (errno) when unreadable. */
+static bool read_rollup(pid_t pid, struct krest *r)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+	    {"Rss:", offsetof(struct krest, rss)},
+	    {"Pss:", offsetof(struct krest, pss)},
+	    {"Pss_Dirty:", offsetof(struct krest, pss_dirty)},
+	    {"Shared_Clean:", offsetof(struct krest, shared_clean)},
+	    {"Shared_Dirty:", offsetof(struct krest, shared_dirty)},
+	    {"Private_Clean:", offsetof(struct krest, private_clean)},
+	    {"Private_Dirty:", offsetof(struct krest, private_dirty)},
+	    {"Anonymous:", offsetof(struct krest, anon)},
+	};
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	memset(r, 0, sizeof(*r));
+	while (fgets(line, sizeof(line), f))
+		for (unsigned i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+			size_t n = strlen(fields[i].name);
+
+			if (!strncmp(line, fields[i].name, n))
+				*(uint64_t *)((char *)r + fields[i].off) =
+				    strtoull(line + n, NULL, 10);
+		}
+	fclose(f);
+	return true;
+}
+
+int as_live_rollup(void *as, unsigned proc, struct krest *win, char *err, size_t errlen)
+{
+	static struct kvma kv[LIVE_VMAS];
+	struct live *l = as;
+	struct rproc *r = &l->p[proc % MMF_MAX_PROCS];
+	struct krest a, b, roll;
+
+	if (r->pid <= 0) {
+		snprintf(err, errlen, "no real process p%u", proc);
+		return -1;
+	}
+	if (r->filled) {
+		snprintf(err, errlen, "p%u holds map_limit's fillers, whose smaps is not read",
+			 proc);
+		return 0;
+	}
+	/* the VMAs outside may change meanwhile (pages shared with other
+	 * processes): until two reads around the rollup agree */
+	for (unsigned tries = 0; tries < 8; tries++) {
+		if (ksys_vmas(r->pid, LIVE_LO, LIVE_HI, kv, LIVE_VMAS, &a, err, errlen) < 0)
+			return -1;
+		if (!read_rollup(r->pid, &roll)) {
+			snprintf(err, errlen, "cannot read smaps_rollup of %d: %s", (int)r->pid,
+				 strerror(errno));
+			return -1;
+		}
+		if (ksys_vmas(r->pid, LIVE_LO, LIVE_HI, kv, LIVE_VMAS, &b, err, errlen) < 0)
+			return -1;
+		if (memcmp(&a, &b, sizeof(a)))
+			continue;
+		*win = (struct krest){roll.rss - a.rss,
+				      roll.pss - a.pss,
+				      roll.pss_dirty - a.pss_dirty,
+				      roll.shared_clean - a.shared_clean,
+				      roll.shared_dirty - a.shared_dirty,
+				      roll.private_clean - a.private_clean,
+				      roll.private_dirty - a.private_dirty,
+				      roll.anon - a.anon,
+				      a.nvmas};
+		return 1;
+	}
+	snprintf(err, errlen, "the VMAs outside the window kept changing while p%u was read", proc);
 	return -1;
+}
+
+/* The run of pages [addr[i], addr[i] + n pages) of @pid: present bits from
+ * its pagemap, then the present sub-runs read whole from its mem. */
+static int run_values(int pagemap, int mem, const uint64_t *addr, unsigned n, uint64_t *vals,
+		      bool *present)
+{
+	static uint64_t ent[256];
+	static unsigned char buf[256 * KSYS_PAGE];
+	uint64_t first = addr[0] / KSYS_PAGE;
+
+	if (pread(pagemap, ent, n * sizeof(ent[0]), (off_t)(first * sizeof(ent[0]))) !=
+	    (ssize_t)(n * sizeof(ent[0])))
+		return -1;
+	for (unsigned i = 0; i < n;) {
+		unsigned j = i;
+
+		present[i] = ent[i] >> 63;
+		if (!present[i]) {
+			i++;
+			continue;
+		}
+		while (j < n && ent[j] >> 63)
+			present[j++] = true;
+		if (pread(mem, buf, (j - i) * KSYS_PAGE, (off_t)addr[i]) !=
+		    (ssize_t)((j - i) * KSYS_PAGE))
+			return -1;
+		for (unsigned k = i; k < j; k++)
+			memcpy(&vals[k], buf + (k - i) * KSYS_PAGE, sizeof(vals[k]));
+		i = j;
+	}
+	return 0;
+}
+
+int as_live_page_values(void *as, unsigned proc, const uint64_t *addr, unsigned n, uint64_t *vals,
+			bool *present, char *err, size_t errlen)
+{
+	struct rproc *r = &((struct live *)as)->p[proc % MMF_MAX_PROCS];
+	char path[64];
+	int pagemap, mem, res = 0;
+
+	if (r->pid <= 0) {
+		snprintf(err, errlen, "no real process p%u", proc);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)r->pid);
+	pagemap = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)r->pid);
+	mem = open(path, O_RDONLY | O_CLOEXEC);
+	for (unsigned i = 0, j; i < n && !res && pagemap >= 0 && mem >= 0; i = j) {
+		/* a run of consecutive pages, at most 256 */
+		for (j = i + 1; j < n && j - i < 256 && addr[j] == addr[j - 1] + KSYS_PAGE; j++)
+			;
+		res = run_values(pagemap, mem, addr + i, j - i, vals + i, present + i);
+	}
+	if (pagemap < 0 || mem < 0 || res)
+		snprintf(err, errlen, "cannot read the pages of %d: %s", (int)r->pid,
+			 strerror(errno));
+	if (pagemap >= 0)
+		close(pagemap);
+	if (mem >= 0)
+		close(mem);
+	return pagemap < 0 || mem < 0 || res ? -1 : 0;
 }
 
 static void live_check(void *as)
@@ -419,8 +716,12 @@ static void live_dump(FILE *out, void *as)
 {
 	struct live *l = as;
 
-	fprintf(out, "live kernel: child pid %d, grandchild pid %d (p%u)\n", (int)l->k.pid,
-		(int)l->grandchild, l->child_proc);
+	fprintf(out, "live kernel:");
+	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
+		if (l->p[i].pid > 0)
+			fprintf(out, " p%u = pid %d%s", i, (int)l->p[i].pid,
+				l->p[i].filled ? " (filled)" : "");
+	fprintf(out, "\n");
 }
 
 const struct as_backend as_live = {

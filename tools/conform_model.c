@@ -3,11 +3,12 @@
 #include "conform_model.h"
 #include "as_model.h"
 #include "conform_ops.h"
-#include "mm/fault.h"
 #include "mm/mlock.h"
 #include "mm/page.h"
+#include "mm/rollup.h"
 #include "mm/stack.h"
 #include "mm/vma.h"
+#include "runtime/sync.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -22,44 +23,24 @@ void conform_model_resolve(void *model, const struct prog_desc *d, const struct 
 	}
 }
 
-bool conform_reads_fresh_anon(void *model, const struct mm_call *c)
+bool conform_hint_refused(void *model, const struct mm_call *c)
 {
-	struct mm *mm = ((struct mmf_state *)model)->mm[0];
-	uint64_t start = c->start & ~(PAGE_SIZE - 1), len = c->len;
+	struct mm *mm = ((struct mmf_state *)model)->mm[c->a.proc % MMF_MAX_PROCS];
+	uint64_t len = (c->len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	struct vma *v;
+	bool busy;
 
-	if (!mm || c->code != MMF_OP_TOUCH || c->a.access == 1)
+	if (!mm || c->code != MMF_OP_MMAP || c->a.place != MMF_HINT)
 		return false;
-	if (len > (MM_TOUCH_MAX_PAGES << PAGE_SHIFT))
-		len = MM_TOUCH_MAX_PAGES << PAGE_SHIFT;
-	for (uint64_t a = start; a < c->start + len && a >= start; a += PAGE_SIZE) {
-		struct vma *v = mm_vma_at(mm, a);
-
-		if (!v) {
-			/* a stack above may grow down to it: a fresh page */
-			v = mm_find_vma(mm, a);
-			return v && (v->flags & VM_GROWSDOWN) && (v->flags & VM_ACCESS_FLAGS);
-		}
-		if (!(v->flags & VM_ACCESS_FLAGS))
-			return false; /* the touch stops here */
-		if (!v->file && !(v->flags & VM_SHARED) && !mm_pte(mm, a))
-			return true;
-	}
-	return false;
-}
-
-/* @v would be populated with read faults (mlock sets its lock flags
- * anew; @reads: read faults even where writable, as MADV_POPULATE_READ), some
- * page of [start, end) of it still empty. */
-static bool reads_fresh(struct vma *v, uint64_t start, uint64_t end, bool reads)
-{
-	if (v->file || (v->flags & VM_SHARED) || ((v->flags & VM_WRITE) && !reads) ||
-	    !(v->flags & VM_ACCESS_FLAGS))
-		return false;
-	for (uint64_t a = start < v->start ? v->start : start; a < end && a < v->end;
-	     a += PAGE_SIZE)
-		if (!mm_pte(v->mm, a))
-			return true;
-	return false;
+	if (!c->start || c->start < mm->mmap_min || c->start + len < c->start ||
+	    c->start + len > mm->mmap_max)
+		return true;
+	/* what get_unmapped_area looks at, under the mmap lock as it is */
+	mmap_read_lock(&mm->lock);
+	v = mm_find_vma(mm, c->start);
+	busy = v && vm_start_gap(v) < c->start + len; /* in the way, or its guard gap */
+	mmap_read_unlock(&mm->lock);
+	return busy;
 }
 
 /* The range a call populates: [*start, *end), or false when it populates
@@ -91,52 +72,27 @@ static bool populated_range(struct mm *mm, const struct mm_call *c, uint64_t *st
 	}
 }
 
-/* A new mapping that will be populated: how many pages, and whether with
- * read faults of fresh private anonymous memory. */
-static bool mmap_populates(struct mm *mm, const struct mm_call *c, bool *reads)
+/* A new mapping that will be populated (MAP_POPULATE, MAP_LOCKED, or
+ * mlockall's MCL_FUTURE without MCL_ONFAULT). */
+static bool mmap_populates(struct mm *mm, const struct mm_call *c)
 {
 	uint64_t def = mm->def_flags;
 
 	if (c->code != MMF_OP_MMAP ||
 	    !(mmf_populates(&c->a) || ((def & VM_LOCKED) && !(def & VM_LOCKONFAULT))))
 		return false;
-	*reads = c->a.kind == MMF_PRIVATE_ANON && !(c->a.prot & 2) && (c->a.prot & 7);
 	return true;
 }
 
-bool conform_populates_fresh_anon(void *model, const struct mm_call *c)
+/* The call would fault in more pages than the model populates in one call
+ * (MM_POPULATE_MAX_PAGES). */
+static bool populates_past_cap(struct mm *mm, const struct mm_call *c)
 {
-	struct mm *mm = ((struct mmf_state *)model)->mm[0];
-	uint64_t start, end;
-	bool reads;
-
-	if (mm && mmap_populates(mm, c, &reads))
-		return reads;
-	if (!mm || !populated_range(mm, c, &start, &end))
-		return false;
-	if (c->code == MMF_OP_MREMAP) {
-		struct vma *v = mm_vma_at(mm, c->start);
-
-		return !v->file && !(v->flags & (VM_SHARED | VM_WRITE | VM_LOCKONFAULT)) &&
-		       (v->flags & VM_ACCESS_FLAGS);
-	}
-	if (c->code == MMF_OP_MADVISE && c->a.advice != MMF_ADV_POPULATE_READ)
-		return false;
-	for (struct vma *v = mm_find_vma(mm, start); v && v->start < end; v = vma_next(mm, v))
-		if (reads_fresh(v, start, end, c->code == MMF_OP_MADVISE))
-			return true;
-	return false;
-}
-
-bool conform_populates_past_cap(void *model, const struct mm_call *c)
-{
-	struct mm *mm = ((struct mmf_state *)model)->mm[0];
 	uint64_t start, end, pages = 0;
-	bool reads;
 
-	if (mm && mmap_populates(mm, c, &reads))
+	if (mmap_populates(mm, c))
 		return c->len > (MM_POPULATE_MAX_PAGES << PAGE_SHIFT);
-	if (!mm || !populated_range(mm, c, &start, &end))
+	if (!populated_range(mm, c, &start, &end))
 		return false;
 	if (c->code == MMF_OP_MREMAP)
 		return c->to_len - c->len > (MM_POPULATE_MAX_PAGES << PAGE_SHIFT);
@@ -148,13 +104,16 @@ bool conform_populates_past_cap(void *model, const struct mm_call *c)
 	return pages > MM_POPULATE_MAX_PAGES;
 }
 
-bool conform_remap_elsewhere(void *model, const struct mm_call *c)
+/* The mremap would move the range to an address of the model's choosing:
+ * MREMAP_MAYMOVE growing a range that cannot grow in place (the model
+ * searches its window top-down, the kernel from its mmap base), or a
+ * MREMAP_DONTUNMAP hint the model would not take. */
+static bool remap_elsewhere(struct mm *mm, const struct mm_call *c)
 {
-	struct mm *mm = ((struct mmf_state *)model)->mm[0];
 	int flags = c->a.remap_flags;
 	struct vma *v, *next;
 
-	if (!mm || c->code != MMF_OP_MREMAP || !(flags & 1) || (flags & 2))
+	if (c->code != MMF_OP_MREMAP || !(flags & 1) || (flags & 2))
 		return false; /* no move, or a fixed one */
 	if (flags & 4) {
 		/* MREMAP_DONTUNMAP's new address is a hint, taken when free */
@@ -172,12 +131,19 @@ bool conform_remap_elsewhere(void *model, const struct mm_call *c)
 	return next && next->start < v->end + (c->to_len - c->len);
 }
 
-bool conform_remap_618(void *model, const struct mm_call *c)
+/* The mremap is one where 6.12 (the model's reference) and this machine's
+ * 6.18 differ: a move of the same size to a fixed address whose old range
+ * is not one VMA's (6.17 moves every VMA in it), or a fixed or dontunmap
+ * move whose old range is not inside one VMA (6.17 checks the source, and
+ * the overlap, before it unmaps anything), a dontunmap move of an unfaulted
+ * VMA next to itself (6.18 merges the copy with the kept source, 6.12 does
+ * not), or a dontunmap move of part of a locked VMA (6.18 unlocks all of
+ * it, and counts locked_vm wrong). */
+static bool remap_618(struct mm *mm, const struct mm_call *c)
 {
-	struct mm *mm = ((struct mmf_state *)model)->mm[0];
 	struct vma *v;
 
-	if (!mm || c->code != MMF_OP_MREMAP || !(c->a.remap_flags & 6))
+	if (c->code != MMF_OP_MREMAP || !(c->a.remap_flags & 6))
 		return false; /* not mremap_to */
 	v = mm_vma_at(mm, c->start);
 	if (!v || c->len > v->end - c->start)
@@ -192,37 +158,44 @@ bool conform_remap_618(void *model, const struct mm_call *c)
 	return !v->file && !v->anon_vma && c->to <= v->end && c->to + c->to_len >= v->start;
 }
 
-bool conform_hint_refused(void *model, const struct mm_call *c)
-{
-	struct mm *mm = ((struct mmf_state *)model)->mm[0];
-	uint64_t len = (c->len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-	struct vma *v;
-
-	if (!mm || c->code != MMF_OP_MMAP || c->a.place != MMF_HINT)
-		return false;
-	if (!c->start || c->start < mm->mmap_min || c->start + len < c->start ||
-	    c->start + len > mm->mmap_max)
-		return true;
-	v = mm_find_vma(mm, c->start);
-	return v && vm_start_gap(v) < c->start + len; /* in the way, or its guard gap */
-}
-
 const char *conform_model_skip(void *model, const struct mm_call *c)
 {
+	struct mm *mm = ((struct mmf_state *)model)->mm[c->a.proc % MMF_MAX_PROCS];
+	const char *why = NULL;
+
 	if (conform_hint_refused(model, c))
 		return "the model will not place this hint mapping at its hint; the kernel's own "
 		       "placement differs";
-	if (conform_remap_618(model, c))
-		return "an mremap where 6.12 (the model) and 6.18 differ: a move from a range "
-		       "that is not inside one VMA, a kept unfaulted source next to its copy, or "
-		       "a kept part of a locked VMA (docs/fidelity.md)";
-	if (conform_remap_elsewhere(model, c))
-		return "mremap moves the range to an address the kernel picks itself; the model "
-		       "picks another";
-	if (conform_populates_past_cap(model, c))
-		return "populates more pages than the model faults in at once "
-		       "(MM_POPULATE_MAX_PAGES)";
-	return NULL;
+	if (!mm)
+		return NULL;
+	/* what the calls will look at, under the mmap lock as they do */
+	mmap_read_lock(&mm->lock);
+	if (remap_618(mm, c))
+		why = "an mremap where 6.12 (the model) and 6.18 differ: a move from a range that "
+		      "is not inside one VMA, a kept unfaulted source next to its copy, or a kept "
+		      "part of a locked VMA (docs/fidelity.md)";
+	else if (remap_elsewhere(mm, c))
+		why = "mremap moves the range to an address the kernel picks itself; the model "
+		      "picks another";
+	else if (populates_past_cap(mm, c))
+		why = "populates more pages than the model faults in at once "
+		      "(MM_POPULATE_MAX_PAGES)";
+	mmap_read_unlock(&mm->lock);
+	return why;
+}
+
+/* A hint mapping failed for a reason the kernel's would fail for too: no
+ * such process, the map count over its limit (do_mmap checks it before it
+ * places anything), or a stack that is no private anonymous memory
+ * (-EINVAL wherever it is placed). */
+static bool hint_failed_alike(void *model, const struct mm_call *c)
+{
+	struct mm *mm = ((struct mmf_state *)model)->mm[c->a.proc % MMF_MAX_PROCS];
+
+	return c->result == -ESRCH ||
+	       (c->result == -ENOMEM && mm && mm->map_count > mm->max_map_count) ||
+	       (c->result == -EINVAL && (c->a.prot & MMF_MAP_GROWSDOWN) &&
+		c->a.kind != MMF_PRIVATE_ANON);
 }
 
 bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why, size_t whylen)
@@ -236,14 +209,15 @@ bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why
 	as_model.check(model);
 	if (c->code == MMF_OP_MREMAP && c->result >= 0 && c->result != (int64_t)c->start &&
 	    c->result != (int64_t)c->to) {
-		/* conform_remap_elsewhere() should have said so */
+		/* conform_model_skip() should have said so */
 		snprintf(why, whylen,
 			 "operation %u: the model moved the range to an address of its own; the "
 			 "kernel's own placement differs",
 			 step);
 		return false;
 	}
-	if (c->code == MMF_OP_MMAP && c->a.place == MMF_HINT && c->result != (int64_t)c->start) {
+	if (c->code == MMF_OP_MMAP && c->a.place == MMF_HINT && c->result != (int64_t)c->start &&
+	    !hint_failed_alike(model, c)) {
 		char r[64];
 		FILE *f = fmemopen(r, sizeof(r), "w");
 
@@ -254,8 +228,9 @@ bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why
 		}
 		/* conform_hint_refused() should have said so */
 		snprintf(why, whylen,
-			 "operation %u: the model did not place the hint mapping at its hint "
-			 "@0x%" PRIx64 " (it returned %s); the kernel's own placement differs",
+			 "operation %u (mmap hint @0x%" PRIx64
+			 "): the model did not place a hint mapping at its hint (it returned %s); "
+			 "the kernel's own placement differs",
 			 step, conform_pg(c->start), r);
 		return false;
 	}
@@ -265,7 +240,59 @@ bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why
 int conform_model_vmas(void *model, unsigned proc, struct as_vma *out, unsigned max, char *err,
 		       size_t errlen)
 {
-	return as_model.vmas(model, proc, CONFORM_LO, CONFORM_HI, true, out, max, err, errlen);
+	int n = as_model.vmas(model, proc, CONFORM_LO, CONFORM_HI, true, out, max, err, errlen);
+
+	/* smaps' offset column: 0 for anonymous memory (its pgoff is the
+	 * address's page number, which smaps does not show) */
+	for (int i = 0; i < n; i++)
+		if (!out[i].file)
+			out[i].pgoff = 0;
+	return n;
+}
+
+unsigned conform_model_procs(void *model)
+{
+	struct mmf_state *s = model;
+	unsigned m = 0;
+
+	for (unsigned q = 0; q < MMF_MAX_PROCS; q++)
+		m |= (s->mm[q] != NULL) << q;
+	return m;
+}
+
+int conform_model_map_count(void *model, unsigned proc)
+{
+	struct mm *mm = ((struct mmf_state *)model)->mm[proc % MMF_MAX_PROCS];
+
+	return mm ? mm->map_count : -1;
+}
+
+bool conform_model_rollup(void *model, unsigned proc, struct krest *out)
+{
+	struct mmf_state *s = model;
+	struct mm *mm = mmf_get(s, proc);
+	struct rollup r[2];
+
+	if (!mm)
+		return false;
+	/* both readers, each checked against the VMAs' sum (rollup_check) */
+	for (int k = 0; k < 2; k++) {
+		rollup_read(mm, k ? ROLLUP_VMA_LOCK : ROLLUP_MMAP_LOCK, &r[k]);
+		rollup_check(mm, &r[k]);
+	}
+	mmf_put(s, mm);
+	*out = (struct krest){r[0].stats.rss >> 10,
+			      r[0].stats.pss >> (PSS_SHIFT + 10),
+			      r[0].stats.pss_dirty >> (PSS_SHIFT + 10),
+			      r[0].stats.shared_clean >> 10,
+			      r[0].stats.shared_dirty >> 10,
+			      r[0].stats.private_clean >> 10,
+			      r[0].stats.private_dirty >> 10,
+			      r[0].stats.anonymous >> 10,
+			      0};
+	rollup_free(&r[0]);
+	rollup_free(&r[1]);
+	return true;
 }
 
 unsigned conform_model_child(void *model)

@@ -28,45 +28,55 @@ const char *conform_op_text(const struct prog_desc *d, const struct prog_op *op,
 	return buf;
 }
 
-const char *conform_op_refuses(const struct prog_desc *d, const struct prog_op *op)
+const char *conform_op_refuses(const struct prog_desc *d, const struct prog_op *op, bool repro)
 {
 	struct mm_call c;
 
 	conform_op_call(d, op, &c);
-	switch (c.code) {
-	case MMF_OP_MMAP:
-	case MMF_OP_MUNMAP:
-	case MMF_OP_MPROTECT:
-	case MMF_OP_MADVISE:
-	case MMF_OP_TOUCH:
-	case MMF_OP_FORK:
-	case MMF_OP_MREMAP:
-	case MMF_OP_MLOCK:
-	case MMF_OP_MUNLOCK:
-	case MMF_OP_MLOCKALL:
-	case MMF_OP_MUNLOCKALL:
-		break;
-	default:
-		return CONFORM_ONLY_REAL;
+	if (c.code >= MMF_NOPS)
+		return "not one of fuzz_mm's operations";
+	if (repro) {
+		/* a reproducer runs one process, anonymous memory only */
+		switch (c.code) {
+		case MMF_OP_MMAP:
+			if (c.a.kind != MMF_PRIVATE_ANON && c.a.kind != MMF_SHARED_ANON)
+				return "file mappings do not run in a reproducer (anonymous memory "
+				       "only)";
+			break;
+		case MMF_OP_MUNMAP:
+		case MMF_OP_MPROTECT:
+		case MMF_OP_MADVISE:
+		case MMF_OP_TOUCH:
+		case MMF_OP_FORK:
+		case MMF_OP_MREMAP:
+		case MMF_OP_MLOCK:
+		case MMF_OP_MUNLOCK:
+		case MMF_OP_MLOCKALL:
+		case MMF_OP_MUNLOCKALL:
+			break;
+		default:
+			return CONFORM_REPRO_ONLY;
+		}
+		if (c.a.proc % MMF_MAX_PROCS)
+			return "only process p0 runs in a reproducer";
 	}
 	if (op->fiber)
 		return "only thread t0 runs for real";
-	if (c.a.proc % MMF_MAX_PROCS)
-		return "only process p0 runs for real";
 	if (op->fail_at)
 		return "fail_at (allocation failure) has no real counterpart";
 	return as_live.refuses(NULL, &c);
 }
 
-const char *conform_prog_refuses(const struct prog_desc *d, const struct prog *p, char *buf,
-				 size_t len)
+const char *conform_prog_refuses(const struct prog_desc *d, const struct prog *p, bool repro,
+				 char *buf, size_t len)
 {
-	if (p->config) {
+	/* no_zero_page is the kernel's to say (conform and repro follow it) */
+	if (p->config & ~MM_CONFIG_NO_ZERO_PAGE) {
 		snprintf(buf, len, "config bits %#x have no real counterpart", p->config);
 		return buf;
 	}
 	for (unsigned i = 0; i < p->nops; i++) {
-		const char *why = conform_op_refuses(d, &p->ops[i]);
+		const char *why = conform_op_refuses(d, &p->ops[i], repro);
 
 		if (why) {
 			char text[160];
@@ -96,13 +106,18 @@ void conform_kcall(const struct mm_call *c, struct kcall *k)
 	k->len = c->len;
 	if (c->code == MMF_OP_MMAP || c->code == MMF_OP_MPROTECT)
 		k->prot = mmf_prot(c->a.prot);
-	if (c->code == MMF_OP_MMAP)
+	if (c->code == MMF_OP_MMAP) {
 		k->flags = mmf_mmap_flags(&c->a);
+		/* a model file's offset: the page's place in the window (as_model.c) */
+		if (!(k->flags & MAP_ANONYMOUS))
+			k->offset = (c->start - MMF_WINDOW_LO) & ~(KSYS_PAGE - 1);
+	}
 	if (c->code == MMF_OP_MADVISE)
 		k->advice = mmf_advice(c->a.advice);
 	if (c->code == MMF_OP_TOUCH) {
 		k->write = c->a.access == 1;
 		k->touch_max_pages = CONFORM_TOUCH_MAX_PAGES;
+		k->value = c->value;
 	}
 	if (c->code == MMF_OP_MREMAP) {
 		k->flags = c->a.remap_flags & 7; /* MREMAP_MAYMOVE, _FIXED, _DONTUNMAP */
@@ -215,30 +230,80 @@ void conform_print_advice(FILE *out, int advice)
 	fprintf(out, "%d", advice);
 }
 
+static const struct flag_name modes[] = {{1, "UFFDIO_REGISTER_MODE_MISSING"},
+					 {2, "UFFDIO_REGISTER_MODE_WP"},
+					 {4, "UFFDIO_REGISTER_MODE_MINOR"}};
+
+/* The calls that name no range, as what runs for real; false: it names one. */
+static bool print_rangeless(FILE *out, const struct mm_call *c)
+{
+	unsigned h = c->a.handle % MMF_FDS;
+
+	switch (c->code) {
+	case MMF_OP_FORK:
+		fprintf(out, "fork()");
+		return true;
+	case MMF_OP_EXIT:
+		fprintf(out, "exit(0)");
+		return true;
+	case MMF_OP_UFFD_CREATE:
+		fprintf(out,
+			"userfaultfd(O_CLOEXEC|O_NONBLOCK) into the lowest free of h0-h%u, "
+			"UFFDIO_API(UFFD_FEATURE_SIGBUS%s%s)",
+			MMF_FDS - 1, c->a.features & 1 ? "|UFFD_FEATURE_EVENT_FORK" : "",
+			c->a.features & 2 ? "|UFFD_FEATURE_EVENT_REMAP" : "");
+		return true;
+	case MMF_OP_MUNLOCKALL:
+		fprintf(out, "munlockall()");
+		return true;
+	case MMF_OP_MLOCKALL: {
+		struct kcall k;
+
+		conform_kcall(c, &k);
+		fprintf(out, "mlockall(");
+		conform_print_mcl_flags(out, k.flags);
+		fprintf(out, ")");
+		return true;
+	}
+	case MMF_OP_UFFD_RELEASE:
+		fprintf(out, "close(h%u)", h);
+		return true;
+	case MMF_OP_MAP_LIMIT:
+		fprintf(out, "map_limit: vm.max_map_count leaves the process its VMA count + %u",
+			c->a.n);
+		return true;
+	case MMF_OP_ROLLUP:
+	case MMF_OP_DELAY:
+		fprintf(out, "nothing (%s)", mmf_ops[c->code].name);
+		return true;
+	}
+	return false;
+}
+
 void conform_print_call(FILE *out, const struct mm_call *c)
 {
 	struct kcall k;
 
+	if (print_rangeless(out, c))
+		return;
 	conform_kcall(c, &k);
-	if (c->code == MMF_OP_FORK || c->code == MMF_OP_MUNLOCKALL) {
-		fprintf(out, "%s()", mmf_ops[c->code % MMF_NOPS].name);
-		return;
-	}
-	if (c->code == MMF_OP_MLOCKALL) {
-		fprintf(out, "mlockall(");
-		conform_print_mcl_flags(out, k.flags);
-		fprintf(out, ")");
-		return;
-	}
-	fprintf(out, "%s(0x%" PRIx64 " @0x%" PRIx64 ", 0x%" PRIx64 " (%" PRIu64 " pages)",
-		c->code == MMF_OP_MLOCK && k.flags ? "mlock2" : mmf_ops[c->code % MMF_NOPS].name,
-		c->start, conform_pg(c->start), c->len, c->len >> MMF_PAGE_SHIFT);
+	if (c->code == MMF_OP_UFFD_REGISTER || c->code == MMF_OP_UFFD_UNREGISTER)
+		fprintf(out, "ioctl(h%u, %s, ", c->a.handle % MMF_FDS,
+			c->code == MMF_OP_UFFD_REGISTER ? "UFFDIO_REGISTER" : "UFFDIO_UNREGISTER");
+	else
+		fprintf(out, "%s(",
+			c->code == MMF_OP_MLOCK && k.flags ? "mlock2"
+							   : mmf_ops[c->code % MMF_NOPS].name);
+	fprintf(out, "0x%" PRIx64 " @0x%" PRIx64 ", 0x%" PRIx64 " (%" PRIu64 " pages)", c->start,
+		conform_pg(c->start), c->len, c->len >> MMF_PAGE_SHIFT);
 	switch (c->code) {
 	case MMF_OP_MMAP:
 		fprintf(out, ", ");
 		conform_print_prot(out, k.prot);
 		fprintf(out, ", ");
 		conform_print_mmap_flags(out, k.flags);
+		if (!(k.flags & MAP_ANONYMOUS))
+			fprintf(out, ", f%u, 0x%" PRIx64, c->a.file % MMF_FILES, k.offset);
 		break;
 	case MMF_OP_MPROTECT:
 		fprintf(out, ", ");
@@ -249,7 +314,14 @@ void conform_print_call(FILE *out, const struct mm_call *c)
 		conform_print_advice(out, k.advice);
 		break;
 	case MMF_OP_TOUCH:
-		fprintf(out, ", %s", k.write ? "write" : "read");
+		if (k.write)
+			fprintf(out, ", write 0x%" PRIx64 " + k", k.value);
+		else
+			fprintf(out, ", read");
+		break;
+	case MMF_OP_UFFD_REGISTER:
+		fprintf(out, ", ");
+		print_bits(out, c->a.modes, modes, 3, "0");
 		break;
 	case MMF_OP_MREMAP:
 		fprintf(out, ", 0x%" PRIx64 " (%" PRIu64 " pages), ", k.new_len,

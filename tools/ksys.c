@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <inttypes.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static void ksys_on_fault(int sig)
 		signal(sig, SIG_DFL);
 		return; /* the faulting instruction runs again, now fatally */
 	}
-	siglongjmp(ksys_fault_env, 1);
+	siglongjmp(ksys_fault_env, sig);
 }
 
 int ksys_setup(void)
@@ -79,35 +80,39 @@ int ksys_window_free(uint64_t lo, uint64_t hi)
 	return e;
 }
 
-/* One page: a volatile load or a store; a fault comes back here. */
-static __attribute__((noinline)) int64_t ksys_touch_one(uintptr_t a, bool write)
+/* One page: a volatile 8-byte load into *@v, or a store of *@v, at its
+ * start; a fault comes back here. */
+static __attribute__((noinline)) int64_t ksys_touch_one(uintptr_t a, bool write, uint64_t *v)
 {
-	if (sigsetjmp(ksys_fault_env, 1)) {
+	int sig = sigsetjmp(ksys_fault_env, 1);
+
+	if (sig) {
 		ksys_touching = 0;
-		return -EFAULT;
+		return sig == SIGBUS ? -EAGAIN : -EFAULT;
 	}
 	ksys_touching = 1;
 	if (write)
-		*(volatile uint8_t *)a = 1;
+		*(volatile uint64_t *)a = *v;
 	else
-		(void)*(volatile uint8_t *)a;
+		*v = *(volatile uint64_t *)a;
 	ksys_touching = 0;
 	return 0;
 }
 
-/* A read or write on every page, stopping at the first fault as the model's
- * mm_touch does. */
-static int64_t ksys_touch(const struct kcall *c)
+int64_t ksys_touch(const struct kcall *c, uint64_t *seen)
 {
-	uint64_t start = c->start & ~(KSYS_PAGE - 1), len = c->len;
+	uint64_t start = c->start & ~(KSYS_PAGE - 1), len = c->len, k = 0;
 
 	if (len > c->touch_max_pages * KSYS_PAGE)
 		len = c->touch_max_pages * KSYS_PAGE;
-	for (uint64_t a = start; a < c->start + len && a >= start; a += KSYS_PAGE) {
-		int64_t r = ksys_touch_one((uintptr_t)a, c->write);
+	for (uint64_t a = start; a < c->start + len && a >= start; a += KSYS_PAGE, k++) {
+		uint64_t v = c->value + k;
+		int64_t r = ksys_touch_one((uintptr_t)a, c->write, &v);
 
 		if (r)
 			return r;
+		if (!c->write && seen)
+			seen[k] = v;
 	}
 	return 0;
 }
@@ -118,7 +123,8 @@ int64_t ksys_call(const struct kcall *c)
 
 	switch (c->code) {
 	case KSYS_MMAP:
-		p = mmap(a, c->len, c->prot, c->flags, -1, 0);
+		p = mmap(a, c->len, c->prot, c->flags, c->flags & MAP_ANONYMOUS ? -1 : c->fd,
+			 (off_t)c->offset);
 		return p == MAP_FAILED ? -(int64_t)errno : (int64_t)(uintptr_t)p;
 	case KSYS_MUNMAP:
 		return munmap(a, c->len) ? -(int64_t)errno : 0;
@@ -127,7 +133,7 @@ int64_t ksys_call(const struct kcall *c)
 	case KSYS_MADVISE:
 		return madvise(a, c->len, c->advice) ? -(int64_t)errno : 0;
 	case KSYS_TOUCH:
-		return ksys_touch(c);
+		return ksys_touch(c, NULL);
 	case KSYS_MREMAP:
 		p = mremap(a, c->len, c->new_len, c->flags, (void *)(uintptr_t)c->new_addr);
 		return p == MAP_FAILED ? -(int64_t)errno : (int64_t)(uintptr_t)p;
@@ -145,46 +151,9 @@ int64_t ksys_call(const struct kcall *c)
 	return -ENOSYS;
 }
 
-/* The whole file (smaps has no size to ask for); NULL with errno set. */
-static char *ksys_slurp(const char *path)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap), *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
-	ssize_t r;
-
-	if (!buf || fd < 0)
-		goto fail;
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			nb = realloc(buf, cap *= 2);
-			if (!nb)
-				goto fail;
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	return buf;
-fail:
-	e = errno;
-	free(buf);
-	if (fd >= 0)
-		close(fd);
-	errno = e;
-	return NULL;
-}
-
-/* "start-end perms ...": a VMA's first line. */
-static bool ksys_vma_header(const char *line, uint64_t *start, uint64_t *end, char perm[5])
+/* "start-end perms offset ...": a VMA's first line. */
+static bool ksys_vma_header(const char *line, uint64_t *start, uint64_t *end, char perm[5],
+			    uint64_t *offset)
 {
 	char *e;
 	const char *p = line;
@@ -195,88 +164,194 @@ static bool ksys_vma_header(const char *line, uint64_t *start, uint64_t *end, ch
 	if (*e != '-')
 		return false;
 	*end = strtoull(e + 1, &e, 16);
-	if (*e != ' ' || strlen(e) < 5)
+	if (*e != ' ' || strlen(e) < 7)
 		return false;
 	memcpy(perm, e + 1, 4);
 	perm[4] = 0;
+	*offset = strtoull(e + 6, NULL, 16);
 	return true;
 }
 
-/* The two-letter word @name is among VmFlags' @flags. */
-static bool ksys_has_flag(const char *flags, const char *name)
+/* VmFlags' two-letter words that the model has a meaning for. */
+static uint64_t ksys_vm_flags(const char *p)
 {
-	size_t n = strlen(name);
+	static const struct {
+		char name[3];
+		uint64_t bit;
+	} words[] = {{"rd", KVM_READ},	     {"wr", KVM_WRITE},	     {"ex", KVM_EXEC},
+		     {"sh", KVM_SHARED},     {"mr", KVM_MAYREAD},    {"mw", KVM_MAYWRITE},
+		     {"me", KVM_MAYEXEC},    {"ms", KVM_MAYSHARE},   {"um", KVM_UFFD_MISSING},
+		     {"uw", KVM_UFFD_WP},    {"dc", KVM_DONTCOPY},   {"ac", KVM_ACCOUNT},
+		     {"wf", KVM_WIPEONFORK}, {"ui", KVM_UFFD_MINOR}, {"gd", KVM_GROWSDOWN},
+		     {"lo", KVM_LOCKED},     {"lf", KVM_LOCKONFAULT}};
+	uint64_t flags = 0;
 
-	for (const char *p = flags; *p;) {
+	while (*p) {
 		while (*p == ' ' || *p == '\t')
 			p++;
-		if (!strncmp(p, name, n) && (p[n] == ' ' || p[n] == '\n' || p[n] == 0))
-			return true;
-		while (*p && *p != ' ' && *p != '\n')
+		for (unsigned i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (p[0] == words[i].name[0] && p[1] == words[i].name[1] &&
+			    (p[2] == ' ' || p[2] == '\n' || p[2] == 0))
+				flags |= words[i].bit;
+		while (*p && *p != ' ')
 			p++;
-		if (*p == '\n')
-			break;
 	}
-	return false;
+	return flags;
 }
 
-int ksys_vmas(pid_t pid, uint64_t lo, uint64_t hi, struct kvma *out, unsigned max, char *err,
-	      size_t errlen)
+/* The reader's state: the VMA being read, and where it goes. */
+struct ksys_reader {
+	uint64_t lo, hi;
+	struct kvma *out, cur;
+	unsigned n, max;
+	bool in;	    /* cur is in the window */
+	bool any;	    /* cur was begun */
+	struct krest *rest; /* or NULL */
+};
+
+/* The VMA read so far goes to the list or the rest; false: no room. */
+static bool ksys_flush(struct ksys_reader *r)
 {
-	char path[64], *buf, *line, *next;
-	struct kvma *cur = NULL;
-	unsigned n = 0;
+	struct kvma *v = &r->cur;
+
+	if (!r->any)
+		return true;
+	r->any = false;
+	if (r->in) {
+		if (r->n == r->max)
+			return false;
+		r->out[r->n++] = *v;
+	} else if (r->rest) {
+		struct krest *x = r->rest;
+		uint64_t kb = KSYS_PAGE / 1024;
+
+		x->rss += v->rss * kb;
+		x->pss += v->pss_kb;
+		x->pss_dirty += v->pss_dirty_kb;
+		x->shared_clean += v->shared_clean * kb;
+		x->shared_dirty += v->shared_dirty * kb;
+		x->private_clean += v->private_clean * kb;
+		x->private_dirty += v->private_dirty * kb;
+		x->anon += v->anon * kb;
+		x->nvmas++;
+	}
+	return true;
+}
+
+/* One line of smaps: 1 go on, 0 done (past the window, no rest wanted),
+ * -1 no room. */
+static int ksys_line(struct ksys_reader *r, const char *line)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		bool pages;
+	} fields[] = {
+	    {"Rss:", offsetof(struct kvma, rss), true},
+	    {"Pss:", offsetof(struct kvma, pss_kb), false},
+	    {"Pss_Dirty:", offsetof(struct kvma, pss_dirty_kb), false},
+	    {"Shared_Clean:", offsetof(struct kvma, shared_clean), true},
+	    {"Shared_Dirty:", offsetof(struct kvma, shared_dirty), true},
+	    {"Private_Clean:", offsetof(struct kvma, private_clean), true},
+	    {"Private_Dirty:", offsetof(struct kvma, private_dirty), true},
+	    {"Anonymous:", offsetof(struct kvma, anon), true},
+	};
+	uint64_t start, end, offset;
+	char perm[5];
+
+	if (ksys_vma_header(line, &start, &end, perm, &offset)) {
+		if (!ksys_flush(r))
+			return -1;
+		if (start >= r->hi && !r->rest)
+			return 0;
+		memset(&r->cur, 0, sizeof(r->cur));
+		r->any = true;
+		r->in = end > r->lo && start < r->hi;
+		r->cur.start = start;
+		r->cur.end = end;
+		r->cur.pgoff = offset / KSYS_PAGE;
+		r->cur.flags = (perm[0] == 'r' ? KVM_READ : 0) | (perm[1] == 'w' ? KVM_WRITE : 0) |
+			       (perm[2] == 'x' ? KVM_EXEC : 0) |
+			       (perm[3] == 's' ? KVM_MAYSHARE : 0);
+		return 1;
+	}
+	if (!r->any)
+		return 1;
+	if (!strncmp(line, "VmFlags:", 8)) {
+		r->cur.flags |= ksys_vm_flags(line + 8);
+		return 1;
+	}
+	for (unsigned i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		size_t n = strlen(fields[i].name);
+
+		if (!strncmp(line, fields[i].name, n)) {
+			uint64_t kb = strtoull(line + n, NULL, 10);
+
+			*(uint64_t *)((char *)&r->cur + fields[i].off) =
+			    fields[i].pages ? kb / (KSYS_PAGE / 1024) : kb;
+			break;
+		}
+	}
+	return 1;
+}
+
+/* Feed the file to ksys_line a line at a time: as ksys_line, or -2 (errno). */
+static int ksys_read_lines(int fd, struct ksys_reader *r)
+{
+	static char buf[1 << 16];
+	size_t have = 0;
+	int res = 1;
+
+	while (res == 1) {
+		ssize_t got = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *line = buf, *nl;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -2;
+		if (got == 0) /* the last line ends with a newline */
+			break;
+		have += (size_t)got;
+		buf[have] = 0;
+		while (res == 1 && (nl = strchr(line, '\n'))) {
+			*nl = 0;
+			res = ksys_line(r, line);
+			line = nl + 1;
+		}
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+	}
+	return res;
+}
+
+int ksys_vmas(pid_t pid, uint64_t lo, uint64_t hi, struct kvma *out, unsigned max,
+	      struct krest *rest, char *err, size_t errlen)
+{
+	struct ksys_reader r = {.lo = lo, .hi = hi, .out = out, .max = max, .rest = rest};
+	char path[64];
+	int fd, res;
 
 	if (pid)
 		snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
 	else
 		snprintf(path, sizeof(path), "/proc/self/smaps");
-	buf = ksys_slurp(path);
-	if (!buf) {
+	if (rest)
+		memset(rest, 0, sizeof(*rest));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	for (line = buf; line && *line; line = next) {
-		uint64_t start, end;
-		char perm[5];
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		if (ksys_vma_header(line, &start, &end, perm)) {
-			cur = NULL;
-			if (end <= lo || start >= hi)
-				continue;
-			if (n == max) {
-				snprintf(err, errlen, "more than %u VMAs in the window", max);
-				free(buf);
-				return -1;
-			}
-			cur = &out[n++];
-			memset(cur, 0, sizeof(*cur));
-			cur->start = start;
-			cur->end = end;
-			cur->flags =
-			    (perm[0] == 'r' ? KVM_READ : 0) | (perm[1] == 'w' ? KVM_WRITE : 0) |
-			    (perm[2] == 'x' ? KVM_EXEC : 0) | (perm[3] == 's' ? KVM_MAYSHARE : 0);
-			continue;
-		}
-		if (!cur)
-			continue;
-		if (!strncmp(line, "Rss:", 4))
-			cur->rss = strtoull(line + 4, NULL, 10) / (KSYS_PAGE / 1024);
-		else if (!strncmp(line, "Anonymous:", 10))
-			cur->anon = strtoull(line + 10, NULL, 10) / (KSYS_PAGE / 1024);
-		else if (!strncmp(line, "VmFlags:", 8))
-			cur->flags |= (ksys_has_flag(line + 8, "dc") ? KVM_DONTCOPY : 0) |
-				      (ksys_has_flag(line + 8, "wf") ? KVM_WIPEONFORK : 0) |
-				      (ksys_has_flag(line + 8, "ac") ? KVM_ACCOUNT : 0) |
-				      (ksys_has_flag(line + 8, "sh") ? KVM_SHARED : 0) |
-				      (ksys_has_flag(line + 8, "lo") ? KVM_LOCKED : 0) |
-				      (ksys_has_flag(line + 8, "lf") ? KVM_LOCKONFAULT : 0);
-	}
-	free(buf);
-	return (int)n;
+	res = ksys_read_lines(fd, &r);
+	if (res == -2)
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	close(fd);
+	if (res >= 0 && !ksys_flush(&r))
+		res = -1;
+	if (res == -1)
+		snprintf(err, errlen, "more than %u VMAs in the window", max);
+	return res < 0 ? -1 : (int)r.n;
 }
 
 const char *ksys_vma_str(const struct kvma *v, uint64_t base, char *buf, size_t len)
@@ -294,9 +369,28 @@ const char *ksys_vma_str(const struct kvma *v, uint64_t base, char *buf, size_t 
 	return buf;
 }
 
+const char *ksys_vma_more(const struct kvma *v, char *buf, size_t len)
+{
+	uint64_t kb = KSYS_PAGE / 1024;
+
+	snprintf(buf, len,
+		 "pgoff 0x%" PRIx64 " pss %" PRIu64 "k pss_dirty %" PRIu64 "k shared %" PRIu64
+		 "k/%" PRIu64 "k private %" PRIu64 "k/%" PRIu64 "k%s%s%s%s%s%s%s%s",
+		 v->pgoff, v->pss_kb, v->pss_dirty_kb, v->shared_clean * kb, v->shared_dirty * kb,
+		 v->private_clean * kb, v->private_dirty * kb, v->flags & KVM_MAYREAD ? " mr" : "",
+		 v->flags & KVM_MAYWRITE ? " mw" : "", v->flags & KVM_MAYEXEC ? " me" : "",
+		 v->flags & KVM_SHARED ? " sh" : "", v->flags & KVM_GROWSDOWN ? " gd" : "",
+		 v->flags & KVM_UFFD_MISSING ? " um" : "", v->flags & KVM_UFFD_WP ? " uw" : "",
+		 v->flags & KVM_UFFD_MINOR ? " ui" : "");
+	return buf;
+}
+
 bool ksys_vma_same(const struct kvma *a, const struct kvma *b)
 {
 	return a->start == b->start && a->end == b->end &&
 	       (a->flags & KVM_COMPARED) == (b->flags & KVM_COMPARED) && a->rss == b->rss &&
-	       a->anon == b->anon;
+	       a->anon == b->anon && a->pgoff == b->pgoff && a->pss_kb == b->pss_kb &&
+	       a->pss_dirty_kb == b->pss_dirty_kb && a->shared_clean == b->shared_clean &&
+	       a->shared_dirty == b->shared_dirty && a->private_clean == b->private_clean &&
+	       a->private_dirty == b->private_dirty;
 }

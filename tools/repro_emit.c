@@ -49,12 +49,20 @@ static void put_vm_flags(FILE *out, uint64_t flags)
 	} names[] = {{KVM_READ, "KVM_READ"},
 		     {KVM_WRITE, "KVM_WRITE"},
 		     {KVM_EXEC, "KVM_EXEC"},
+		     {KVM_SHARED, "KVM_SHARED"},
+		     {KVM_MAYREAD, "KVM_MAYREAD"},
+		     {KVM_MAYWRITE, "KVM_MAYWRITE"},
+		     {KVM_MAYEXEC, "KVM_MAYEXEC"},
 		     {KVM_MAYSHARE, "KVM_MAYSHARE"},
-		     {KVM_DONTCOPY, "KVM_DONTCOPY"},
-		     {KVM_WIPEONFORK, "KVM_WIPEONFORK"},
-		     {KVM_ACCOUNT, "KVM_ACCOUNT"},
+		     {KVM_GROWSDOWN, "KVM_GROWSDOWN"},
+		     {KVM_UFFD_MISSING, "KVM_UFFD_MISSING"},
+		     {KVM_UFFD_WP, "KVM_UFFD_WP"},
 		     {KVM_LOCKED, "KVM_LOCKED"},
-		     {KVM_LOCKONFAULT, "KVM_LOCKONFAULT"}};
+		     {KVM_DONTCOPY, "KVM_DONTCOPY"},
+		     {KVM_LOCKONFAULT, "KVM_LOCKONFAULT"},
+		     {KVM_ACCOUNT, "KVM_ACCOUNT"},
+		     {KVM_WIPEONFORK, "KVM_WIPEONFORK"},
+		     {KVM_UFFD_MINOR, "KVM_UFFD_MINOR"}};
 	bool any = false;
 
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -68,16 +76,24 @@ static void put_vm_flags(FILE *out, uint64_t flags)
 
 static void put_vmas(FILE *out, const char *name, const struct kvma *v, unsigned n)
 {
-	char buf[128];
+	char buf[192];
 
 	if (!n)
 		return;
 	fprintf(out, "static const struct kvma %s[] = {\n", name);
 	for (unsigned i = 0; i < n; i++) {
 		fprintf(out, "\t/* %s */\n", ksys_vma_str(&v[i], CONFORM_LO, buf, sizeof(buf)));
+		fprintf(out, "\t/*   %s */\n", ksys_vma_more(&v[i], buf, sizeof(buf)));
 		fprintf(out, "\t{0x%" PRIx64 "ull, 0x%" PRIx64 "ull, ", v[i].start, v[i].end);
 		put_vm_flags(out, v[i].flags & KVM_COMPARED);
-		fprintf(out, ", %" PRIu64 ", %" PRIu64 "},\n", v[i].rss, v[i].anon);
+		/* rss, anon, pgoff, pss_kb, pss_dirty_kb, shared and private
+		 * clean and dirty */
+		fprintf(out,
+			", %" PRIu64 ", %" PRIu64 ", 0x%" PRIx64 ", %" PRIu64 ", %" PRIu64
+			", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "},\n",
+			v[i].rss, v[i].anon, v[i].pgoff, v[i].pss_kb, v[i].pss_dirty_kb,
+			v[i].shared_clean, v[i].shared_dirty, v[i].private_clean,
+			v[i].private_dirty);
 	}
 	fputs("};\n", out);
 }
@@ -128,19 +144,36 @@ static void put_call(FILE *out, const struct kcall *k)
 	fputs("},\n", out);
 }
 
-static void put_data(FILE *out, const struct repro_rec *steps, unsigned n, const char *name,
-		     bool tap)
+static bool kvmas_same(const struct kvma *a, unsigned na, const struct kvma *b, unsigned nb)
 {
-	char vname[32];
+	if (na != nb)
+		return false;
+	for (unsigned i = 0; i < na; i++)
+		if (!ksys_vma_same(&a[i], &b[i]))
+			return false;
+	return true;
+}
 
-	fputs("/* ---- the steps, as the model ran them (vmafuzz repro) ---- */\n\n", out);
+bool repro_rec_same(const struct repro_rec *a, const struct repro_rec *b)
+{
+	return !memcmp(&a->call, &b->call, sizeof(a->call)) && a->result == b->result &&
+	       kvmas_same(a->vmas, a->nvmas, b->vmas, b->nvmas) &&
+	       kvmas_same(a->child, a->nchild, b->child, b->nchild);
+}
+
+/* One recording as a static array @array of steps; names prefixed @pre. */
+static void put_steps(FILE *out, const struct repro_rec *steps, unsigned n, const char *pre,
+		      const char *array)
+{
+	char vname[48];
+
 	for (unsigned i = 0; i < n; i++) {
-		snprintf(vname, sizeof(vname), "step%u_vmas", i);
+		snprintf(vname, sizeof(vname), "%sstep%u_vmas", pre, i);
 		put_vmas(out, vname, steps[i].vmas, steps[i].nvmas);
-		snprintf(vname, sizeof(vname), "step%u_child", i);
+		snprintf(vname, sizeof(vname), "%sstep%u_child", pre, i);
 		put_vmas(out, vname, steps[i].child, steps[i].nchild);
 	}
-	fputs("\nconst struct repro_step repro_steps[] = {\n", out);
+	fprintf(out, "\nstatic const struct repro_step %s[] = {\n", array);
 	for (unsigned i = 0; i < n; i++) {
 		const struct repro_rec *s = &steps[i];
 
@@ -155,18 +188,44 @@ static void put_data(FILE *out, const struct repro_rec *steps, unsigned n, const
 		else
 			fprintf(out, "\t %" PRId64 ", ", s->result);
 		if (s->nvmas)
-			fprintf(out, "step%u_vmas, %u, ", i, s->nvmas);
+			fprintf(out, "%sstep%u_vmas, %u, ", pre, i, s->nvmas);
 		else
 			fputs("NULL, 0, ", out);
 		if (s->nchild)
-			fprintf(out, "step%u_child, %u, ", i, s->nchild);
+			fprintf(out, "%sstep%u_child, %u},\n", pre, i, s->nchild);
 		else
-			fputs("NULL, 0, ", out);
-		fprintf(out, "%d},\n", s->fresh_read);
+			fputs("NULL, 0},\n", out);
 	}
 	if (!n)
-		fputs("\t{NULL, NULL, {0}, 0, NULL, 0, NULL, 0, 0},\n", out);
+		fputs("\t{NULL, NULL, {0}, 0, NULL, 0, NULL, 0},\n", out);
 	fputs("};\n", out);
+}
+
+static void put_data(FILE *out, const struct repro_rec *const steps[2], unsigned n,
+		     const char *name, bool tap)
+{
+	bool same = true;
+
+	for (unsigned i = 0; i < n && same; i++)
+		same = repro_rec_same(&steps[0][i], &steps[1][i]);
+	fputs("/* ---- the steps, as the model ran them (vmafuzz repro) ---- */\n\n", out);
+	if (same) {
+		fputs("/* the same whether the kernel maps the zero page on anonymous read faults "
+		      "or not */\n",
+		      out);
+		put_steps(out, steps[0], n, "", "steps");
+		fputs("const struct repro_step *const repro_steps[2] = {steps, steps};\n", out);
+	} else {
+		fputs("/* a kernel that maps the zero page on a read fault of private anonymous "
+		      "memory */\n",
+		      out);
+		put_steps(out, steps[0], n, "zero_", "steps_zero");
+		fputs("\n/* a kernel that allocates a page there (mm_forbids_zeropage) */\n", out);
+		put_steps(out, steps[1], n, "nozero_", "steps_nozero");
+		fputs("const struct repro_step *const repro_steps[2] = {steps_zero, "
+		      "steps_nozero};\n",
+		      out);
+	}
 	fprintf(out, "const unsigned repro_nsteps = %u;\n", n);
 	fprintf(out, "const int repro_tap = %d;\n", tap);
 	fputs("const char repro_name[] = ", out);
@@ -176,7 +235,7 @@ static void put_data(FILE *out, const struct repro_rec *steps, unsigned n, const
 		(uint64_t)CONFORM_LO, (uint64_t)CONFORM_HI);
 }
 
-bool repro_emit(FILE *out, const struct repro_rec *steps, unsigned n, const char *name,
+bool repro_emit(FILE *out, const struct repro_rec *const steps[2], unsigned n, const char *name,
 		const char *program, bool tap)
 {
 	fputs("// SPDX-License-Identifier: GPL-2.0\n/*\n", out);
@@ -185,18 +244,23 @@ bool repro_emit(FILE *out, const struct repro_rec *steps, unsigned n, const char
 		" * the fuzz_mm program below, run on this machine's kernel. After each\n"
 		" * step it checks that /proc/self/smaps shows, in the window from\n"
 		" * 0x%" PRIx64 ", what vmafuzz's model of mm showed (start, end, rwx and\n"
-		" * p/s, VmFlags ac dc wf, Rss, Anonymous) and that the call returned what\n"
-		" * the model's did; a fork's child checks its own smaps.\n *\n"
+		" * p/s, the offset, VmFlags, Rss, Anonymous, Pss, Pss_Dirty and\n"
+		" * Shared/Private Clean/Dirty) and that the call returned what the\n"
+		" * model's did; a fork's child checks its own smaps.\n *\n"
 		" *   cc -o repro this.c && ./repro\n *\n",
 		tap ? " --kselftest" : "", name, (uint64_t)CONFORM_LO);
 	if (tap)
 		fputs(" * Output in kselftest's TAP; exit 0 pass, 1 a step differs, 4 skip (the\n"
-		      " * window is not free, or this kernel maps no zero page on read faults).\n",
+		      " * window is not free).\n",
 		      out);
 	else
 		fputs(" * One line per step; on a difference both views and exit 1; 4: skipped\n"
-		      " * (the window is not free, or this kernel maps no zero page on reads).\n",
+		      " * (the window is not free).\n",
 		      out);
+	fputs(" * Where a kernel's read fault of private anonymous memory makes a\n"
+	      " * difference (the zero page, or a page of its own), the model's views for\n"
+	      " * both are below and the reproducer probes which this kernel does.\n",
+	      out);
 	fputs(" *\n * The program (@ addresses count pages from the window's start):\n *\n", out);
 	put_comment_text(out, program);
 	fputs(" */\n#define _GNU_SOURCE\n\n", out);

@@ -25,15 +25,18 @@ struct repro_rec {
 	unsigned nvmas;
 	struct kvma *child; /* a fork's child, before it runs anything */
 	unsigned nchild;
-	bool fresh_read; /* a read fault where the model maps the zero page */
 };
 
 /*
- * The program's C text on @out: @name is where the program came from,
- * @program its text (for the comment atop), @tap the kselftest form.
- * False when @out fails.
+ * The program's C text on @out: @steps[0] as the model ran it mapping the
+ * zero page on anonymous read faults, @steps[1] allocating pages there
+ * (mm_forbids_zeropage); @name is where the program came from, @program its
+ * text (for the comment atop), @tap the kselftest form. False when @out
+ * fails.
  */
-bool repro_emit(FILE *out, const struct repro_rec *steps, unsigned n, const char *name,
+bool repro_emit(FILE *out, const struct repro_rec *const steps[2], unsigned n, const char *name,
 		const char *program, bool tap);
+/* The two recordings of a step are the same (call, result and views). */
+bool repro_rec_same(const struct repro_rec *a, const struct repro_rec *b);
 
 #endif

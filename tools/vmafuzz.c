@@ -16,6 +16,8 @@
  *                                                                  (cmd_conform.c)
  *   vmafuzz corpus merge|min [--afl] [--tmin] TARGET DIR [MORE...] (cmd_corpus.c)
  *   vmafuzz repro --c FILE [-o OUT.c] [--kselftest]                (cmd_repro.c)
+ *   vmafuzz statsd [--port-file F] [--stats FILE] [--map-size N] [--parent PID] OUT
+ *                                                                  (cmd_statsd.c)
  *
  * This file only dispatches: the table of commands (name, usage, help) and
  * main(). Each command's body is in tools/cmd_<name>.c (cmd.h); what they
@@ -98,24 +100,29 @@ static const struct command commands[] = {
      "--script prints the gnuplot script instead of running gnuplot.",
      cmd_plot},
     {"conform",
-     "conform [-v] [--keep-going] [--compare-read-faults] FILE...\n"
-     "       vmafuzz conform [-v] [--keep-going] --random N [--seed S] [--ops K]",
-     "Run fuzz_mm programs (text or bytes) in the model and, for real, in a child\n"
-     "process of this machine's kernel, and compare after every operation: the\n"
-     "result (address or errno) and the VMAs in the window as /proc/PID/smaps shows\n"
-     "them (start, end, rwx and p/s, VmFlags dc wf ac, Rss, Anonymous). Only\n"
-     "anonymous memory runs for real: mmap private or shared (fixed, noreplace, or a\n"
-     "hint the model honoured), munmap, mprotect, madvise, touch and fork (current\n"
-     "anon_vma policy) on p0 and t0, without fail_at; other programs are reported\n"
-     "as 'skipped: <why>'. After a fork, the model's child is compared with a\n"
-     "grandchild the real child forks and holds still, then both exit. The first\n"
-     "difference prints both views side by side and the status is 1 (--keep-going:\n"
-     "go on with the other files or programs). --random N: N generated programs of\n"
-     "K operations (default 20) from seed S (default 1); a differing one is printed\n"
-     "as a program to save as a seed. -v: every operation and both views.\n"
-     "A kernel that maps no zero page on a read fault of private anonymous memory\n"
-     "(probed first) allocates a page there: programs doing that are skipped (random\n"
-     "ones draw another operation); --compare-read-faults runs them anyway.",
+     "conform [-v] [--keep-going] [--no-rollup] [--model-zero-page yes|no] FILE...\n"
+     "       vmafuzz conform [-v] [--keep-going] [--no-rollup] --random N [--seed S] [--ops K]",
+     "Run fuzz_mm programs (text or bytes) in the model and, for real, on this\n"
+     "machine's kernel: every process of the model is a real process (p0 forked by\n"
+     "the tool; a fork's child serves the model's new process and acts; exit ends\n"
+     "it), the model's files are memfds, userfaultfds are real ones, map_limit\n"
+     "fills the real process up to vm.max_map_count outside the window. After every\n"
+     "operation, for every process: the result (address or errno), the VMAs of the\n"
+     "window as /proc/PID/smaps shows them (start, end, rwx and p/s, offset, VmFlags\n"
+     "rd wr ex sh mr mw me ms um uw ui dc ac wf, Rss, Anonymous, Pss, Pss_Dirty,\n"
+     "Shared/Private Clean/Dirty), the window's part of smaps_rollup (not with\n"
+     "--no-rollup) and what every page holds (a write stores a value naming the\n"
+     "process and the step, a read returns it). Programs with other threads,\n"
+     "fail_at or uprobes are reported\n"
+     "as 'skipped: <why>'. The first difference prints both views side by side and\n"
+     "the status is 1 (--keep-going: every differing operation, and the other files\n"
+     "or programs). --random N: N generated programs of K operations (default 40)\n"
+     "from seed S (default 1), with forks whose children act, files, shared memory,\n"
+     "userfaultfds, map limits and failing calls; the distribution at the end; a\n"
+     "differing one is printed as a program to save as a seed. -v: every operation\n"
+     "and all views. Whether this kernel maps the zero page on a read fault of\n"
+     "private anonymous memory is probed first, and the model does the same\n"
+     "(--model-zero-page yes|no: the model maps it or not, whatever the probe says).",
      cmd_conform},
     {"corpus", "corpus merge|min [--afl] [--tmin] [--build DIR] TARGET DIR [MORE...]",
      "merge: add to DIR the inputs of MORE... that add coverage (libFuzzer -merge=1).\n"
@@ -129,18 +136,30 @@ static const struct command commands[] = {
     {"repro", "repro --c FILE [-o OUT.c] [--kselftest]",
      "Write a fuzz_mm program (text or bytes) as a standalone C program for a real\n"
      "kernel: no vmafuzz headers or libraries ('cc -o r r.c && ./r' on a test\n"
-     "machine). It makes the program's system calls (the ones vmafuzz conform runs\n"
-     "for real: anonymous mmap, munmap, mprotect, madvise, touch and fork on p0 and\n"
-     "t0, without fail_at) and after each step checks that /proc/self/smaps shows\n"
-     "what the model showed (start, end, rwx and p/s, VmFlags ac dc wf, Rss,\n"
-     "Anonymous; a fork's child checks its own), computed here by running the\n"
-     "program in the model. It prints one line per step and exits 0; on a\n"
-     "difference it prints both views and exits 1; 4 when it cannot run (the\n"
-     "address window is taken, or the kernel maps no zero page on read faults).\n"
+     "machine). It makes the program's system calls (anonymous mmap, munmap,\n"
+     "mprotect, madvise, touch and fork on p0 and t0, without fail_at) and after\n"
+     "each step checks that /proc/self/smaps shows what the model showed (start,\n"
+     "end, rwx and p/s, offset, VmFlags, Rss, Anonymous, Pss, Shared/Private\n"
+     "Clean/Dirty; a fork's child checks its own), computed here by running the\n"
+     "program in the model, for a kernel that maps the zero page on anonymous read\n"
+     "faults and for one that does not (it probes which). It prints one line per\n"
+     "step and exits 0; on a difference it prints both views and exits 1; 4 when\n"
+     "it cannot run (the address window is taken).\n"
      "--kselftest: the kernel selftests' TAP form (TAP version 13, 1..N, ok N /\n"
      "not ok N, exit 0 pass, 1 fail, 4 skip), still self-contained. Output to OUT.c\n"
      "(default stdout). A program the kernel cannot run: the step and why, exit 2.",
      cmd_repro},
+    {"statsd", "statsd [--port-file F] [--stats FILE] [--map-size N] [--parent PID] OUT",
+     "Receive AFL++'s statsd figures (afl-fuzz with AFL_STATSD=1 and AFL_STATSD_PORT)\n"
+     "on a UDP port of 127.0.0.1, written to F (else stdout), and append to OUT a row\n"
+     "in AFL++'s plot_data format for each second they change: afl-fuzz itself\n"
+     "writes plot_data rows only after its first minute. FILE: the instance's\n"
+     "fuzzer_stats, whose start_time makes the time column afl-fuzz's own (else:\n"
+     "seconds since this started); N: the map size, for the map density column\n"
+     "(AFL_DUMP_MAP_SIZE=1 TARGET prints it). Ends on SIGTERM or when process PID\n"
+     "has ended; ignores SIGINT. ./build.sh fuzz --afl runs it and merges OUT into\n"
+     "plot_data when afl-fuzz ends.",
+     cmd_statsd},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -2,6 +2,7 @@
 /* anon_vma and its chains (anon.h), after mm/rmap.c. */
 #include "mm/anon.h"
 
+#include "mm/mm.h"
 #include "mm/types.h"
 #include "runtime/alloc.h"
 #include "runtime/check.h"
@@ -11,8 +12,6 @@
 
 #include <errno.h>
 #include <string.h>
-
-static unsigned anon_ids;
 
 void anon_vma_lock_write(struct anon_vma *av)
 {
@@ -34,7 +33,7 @@ static struct anon_vma *anon_vma_alloc(void)
 	av->parent = av;
 	av->refcount = 1;
 	av->num_children = 1; /* a root counts itself */
-	av->id = ++anon_ids;
+	av->id = ++mm_ids.anon_vma;
 	rwsem_init(&av->rwsem, &lock_class_anon_vma, "anon_vma");
 	return av;
 }
@@ -56,6 +55,7 @@ static void put_anon_vma(struct anon_vma *av)
 
 static void avc_link(struct avc *c, struct vma *v, struct anon_vma *av)
 {
+	lock_assert_held_write(&av->root->rwsem);
 	c->vma = v;
 	c->av = av;
 	c->vma_next = v->chain;
@@ -66,6 +66,7 @@ static void avc_link(struct avc *c, struct vma *v, struct anon_vma *av)
 /* Remove @c from its anon_vma's tree; true if the tree became empty. */
 static bool avc_unlink_av(struct avc *c)
 {
+	lock_assert_held_write(&c->av->root->rwsem);
 	itree_remove(&c->av->avcs, &c->av_node);
 	return c->av->avcs.count == 0;
 }
@@ -119,6 +120,7 @@ int anon_vma_prepare(struct vma *v)
 
 	if (v->anon_vma)
 		return 0;
+	mmap_assert_locked(&v->mm->lock); /* __anon_vma_prepare */
 	c = model_alloc(AK_AVC, sizeof(*c));
 	if (!c)
 		return -ENOMEM;

@@ -50,6 +50,7 @@ void file_put(struct file *f)
 
 void vma_link_file_locked(struct vma *v)
 {
+	lock_assert_held_write(&v->file->i_mmap_rwsem);
 	vma_itree_insert(&v->file->i_mmap, &v->i_mmap_node, v);
 	v->file->refcount++;
 }

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Model files: a page cache (pgoff -> page) and i_mmap, the interval tree of
- * the VMAs mapping the file, under its i_mmap_rwsem.
+ * the VMAs mapping the file, under its i_mmap_rwsem. Every file is a tmpfs
+ * (shmem) file, as a memfd is: no readahead, no writeback (a dirty page
+ * stays dirty), userfaultfd registers its mappings in every mode, its pages
+ * count as Pss_Shmem. A shared anonymous mapping's file (shmem_zero_setup)
+ * is one too, marked shmem.
  */
 #ifndef VMAFUZZ_MM_FILE_H
 #define VMAFUZZ_MM_FILE_H

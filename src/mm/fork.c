@@ -57,7 +57,11 @@ static int dup_uffd(struct vma *tmp, struct mm *child, bool early_return, struct
 	f->new->event_remap = octx->event_remap; /* the child's context has its features */
 	f->orig = octx;
 	uffd_ctx_get(octx);
-	f->next = *fcs;
+	/* at the tail, as dup_userfaultfd's list_add_tail: the fork events
+	 * reach the monitor in the order of the VMAs that made them */
+	f->next = NULL;
+	while (*fcs)
+		fcs = &(*fcs)->next;
 	*fcs = f;
 	tmp->uffd = f->new;
 	return 0;
@@ -271,6 +275,7 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 	/* the new process's user, as mm_alloc gives it; one sysctl for both */
 	child->users = 1;
 	child->max_map_count = parent->max_map_count;
+	child->forbids_zeropage = parent->forbids_zeropage;
 	mmap_write_lock(&parent->lock);
 	if (o->check)
 		mm_snapshot_take(parent, &before);
@@ -294,6 +299,7 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 		if (other) {
 			other->users = 1;
 			other->max_map_count = parent->max_map_count;
+			other->forbids_zeropage = parent->forbids_zeropage;
 		}
 
 		if (other && !build_child(parent, other,

@@ -22,6 +22,7 @@ void mlock_account(struct mm *mm, int64_t pages)
 
 void mlock_clear_vma(struct vma *v)
 {
+	vma_assert_write_locked(&v->lock, &v->mm->lock); /* vm_flags_clear */
 	v->flags &= ~VM_LOCKED_MASK;
 	mm_note_change(v->mm, v->start, v->end); /* smaps' Locked changes */
 }
@@ -39,11 +40,13 @@ int populate_vma(struct vma *v, uint64_t start, uint64_t end, uint64_t *budget)
 	 * writable; a (forced) read fault elsewhere */
 	write = (v->flags & (VM_WRITE | VM_SHARED)) == VM_WRITE;
 	for (uint64_t a = start; a < end && *budget; a += PAGE_SIZE) {
-		int err = fault_page(v, a, write);
+		int err = fault_page_gup(v, a, write);
 
 		(*budget)--;
+		/* faultin_page: a fault the kernel answers with SIGBUS is
+		 * -EFAULT to GUP (vm_fault_to_errno) */
 		if (err)
-			return err;
+			return err == -EAGAIN ? -EFAULT : err;
 	}
 	return 0;
 }
@@ -174,6 +177,7 @@ static void apply_mlockall_flags(struct mm *mm, int flags)
 	uint64_t to_add = 0;
 	struct vma *v;
 
+	mmap_assert_write_locked(&mm->lock);
 	mm->def_flags &= ~VM_LOCKED_MASK;
 	if (flags & MCL_FUTURE) {
 		mm->def_flags |= VM_LOCKED | (flags & MCL_ONFAULT ? VM_LOCKONFAULT : 0);

@@ -8,7 +8,9 @@
  * its VMAs through vma_modify, splitting and merging as mprotect does, then
  * faults in every page of it: a write fault where the mapping is private
  * and writable (to break copy-on-write), a read fault elsewhere; nothing
- * for VM_LOCKONFAULT; -EFAULT for PROT_NONE. mlockall(MCL_FUTURE) makes
+ * for VM_LOCKONFAULT; -EFAULT for PROT_NONE and where the kernel raises
+ * SIGBUS (a userfaultfd's page, past a shmem file's end: mlock then says
+ * -ENOMEM, as __mlock_posix_error_return does). mlockall(MCL_FUTURE) makes
  * every later mapping locked (mm->def_flags). mm->locked_vm counts the
  * pages of VM_LOCKED VMAs (the VMA_LOCKED_VM invariant); fork gives the
  * child none. No RLIMIT_MEMLOCK: the model runs as root.

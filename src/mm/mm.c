@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct mm_ids mm_ids;
+
 struct mm *mm_create(unsigned id, uint64_t mmap_min, uint64_t mmap_max)
 {
 	struct mm *mm = model_alloc(AK_MM, sizeof(*mm));

@@ -20,4 +20,13 @@ void mm_watch_add(struct mm *mm, struct mm_watch *w);
 void mm_watch_del(struct mm *mm, struct mm_watch *w);
 void mm_note_change(struct mm *mm, uint64_t start, uint64_t end);
 
+/*
+ * The numbers the model gives its objects (vma#N in checks and dumps; the
+ * interval trees order VMAs by them after the page offset), the last given.
+ */
+struct mm_ids {
+	unsigned vma, anon_vma, page, uffd;
+};
+extern struct mm_ids mm_ids; /* zeroed between programs (between.h) */
+
 #endif

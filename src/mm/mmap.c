@@ -19,9 +19,11 @@
 
 int do_munmap(struct mm *mm, uint64_t start, uint64_t end)
 {
-	struct vma *v = mm_find_vma(mm, start), *last;
+	struct vma *v, *last;
 	int err;
 
+	mmap_assert_write_locked(&mm->lock);
+	v = mm_find_vma(mm, start);
 	if (!v || v->start >= end)
 		return 0;
 	if (v->start < start) {

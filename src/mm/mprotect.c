@@ -41,6 +41,7 @@ int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 	for (at = start; at < end;) {
 		uint64_t flags, stop;
 		struct vma *res;
+		bool changed;
 
 		v = mm_vma_at(mm, at);
 		if (!v) {
@@ -49,19 +50,28 @@ int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 		}
 		flags = (v->flags & ~VM_ACCESS_FLAGS) | prot_to_flags(prot);
 		/* a private mapping made writable is charged; one made read-only
-		 * that never had a page is uncharged (mprotect_fixup, since 6.7) */
-		if ((flags & VM_WRITE) && !(v->flags & (VM_ACCOUNT | VM_WRITE | VM_SHARED)))
+		 * that never had a page is uncharged (mprotect_fixup, since 6.7),
+		 * but only when the protection changes: mprotect_fixup returns
+		 * first when it does not (found by vmafuzz conform: a read-only
+		 * VMA without an anon_vma kept VM_ACCOUNT in the kernel) */
+		if (flags == v->flags)
+			;
+		else if ((flags & VM_WRITE) && !(v->flags & (VM_ACCOUNT | VM_WRITE | VM_SHARED)))
 			flags |= VM_ACCOUNT;
 		else if (!(flags & VM_WRITE) && (v->flags & VM_ACCOUNT) && vma_is_anonymous(v) &&
 			 !v->anon_vma)
 			flags &= ~VM_ACCOUNT;
 		stop = v->end < end ? v->end : end;
 		oldflags = v->flags;
+		changed = flags != v->flags;
 		err = vma_modify(v, at, stop, flags, v->uffd, &res);
 		if (err)
 			break;
+		/* change_protection, when the flags change (mprotect_fixup) */
 		if (!(flags & VM_WRITE))
 			pte_wrprotect_range(mm, at, stop);
+		else if (changed && (flags & VM_SHARED))
+			pte_mkwrite_shared_range(mm, at, stop, flags & VM_UFFD_WP);
 		/* a private locked VMA becoming writable breaks copy-on-write now,
 		 * to spare a major fault later (mprotect_fixup; errors ignored) */
 		if ((oldflags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED &&

@@ -15,8 +15,6 @@
 
 struct page zero_page = {.refcount = 1};
 
-static unsigned page_ids;
-
 static struct pgtable *pgtable_of(struct mm *mm, uint64_t addr)
 {
 	return mt_load(&mm->ptes, (addr >> PAGE_SHIFT) >> PT_SHIFT);
@@ -55,7 +53,7 @@ static struct page *page_alloc(void)
 	struct page *p = model_alloc(AK_PAGE, sizeof(*p));
 
 	if (p)
-		p->id = ++page_ids;
+		p->id = ++mm_ids.page;
 	return p;
 }
 
@@ -68,22 +66,26 @@ static void page_put(struct page *p)
 		model_free(AK_PAGE, p);
 }
 
-/* Map @p at the slot (which is empty). */
 uint64_t page_map_changes;
 
-/* Map @p at the empty slot with the entry bits @bits (PTE_WRITE, PTE_DIRTY). */
-static void pte_install(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p,
-			uintptr_t bits)
+/* The page's own dirty flag (folio_mark_dirty): every mapping's figures. */
+static void page_mark_dirty(struct page *p)
 {
-	bool write = bits & PTE_WRITE;
+	if (p->dirty)
+		return;
+	page_map_changes++;
+	p->dirty = true;
+}
 
-	*slot = (uintptr_t)p | bits;
+/* Map @p at the slot (which is empty): writable, dirty. */
+static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p, bool write,
+		    bool dirty)
+{
+	*slot = (uintptr_t)p | (write ? PTE_WRITE : 0) | (dirty ? PTE_DIRTY : 0);
 	mm->fault_changes++;
 	mm_note_change(mm, addr, addr + PAGE_SIZE);
 	if (p == &zero_page)
 		return;
-	if (write)
-		p->dirty = true;
 	page_map_changes++;
 	p->mapcount++;
 	p->refcount++;
@@ -93,16 +95,13 @@ static void pte_install(struct mm *mm, uintptr_t *slot, uint64_t addr, struct pa
 		mm->rss_file++;
 }
 
-/* A read fault maps clean and read-only, a write fault writable and dirty. */
-static void pte_set(struct mm *mm, uintptr_t *slot, uint64_t addr, struct page *p, bool write)
-{
-	pte_install(mm, slot, addr, p, write ? PTE_WRITE | PTE_DIRTY : 0);
-}
-
 static void pte_clear(struct mm *mm, uintptr_t *slot, uint64_t addr)
 {
 	struct page *p = pte_page(*slot);
 
+	/* zap_present_ptes: a file page unmapped dirty stays dirty */
+	if (pte_dirty(*slot) && p != &zero_page && !p->anon_vma)
+		page_mark_dirty(p);
 	*slot = 0;
 	mm->fault_changes++;
 	mm_note_change(mm, addr, addr + PAGE_SIZE);
@@ -143,7 +142,8 @@ static struct page *cache_page(struct file *f, uint64_t index, int *err)
 	}
 	p->file = f;
 	p->index = index;
-	p->refcount = 1; /* the cache's reference */
+	p->val = f->data ? f->data + index : 0; /* read in from the file */
+	p->refcount = 1;			/* the cache's reference */
 	*err = mt_store_range(&f->cache, index, index, p);
 	if (*err) {
 		model_free(AK_PAGE, p);
@@ -152,16 +152,26 @@ static struct page *cache_page(struct file *f, uint64_t index, int *err)
 	return p;
 }
 
-/* A new anonymous page for @v at @addr (the anon_vma exists). */
-static struct page *anon_page(struct vma *v, uint64_t addr)
+/* A new anonymous page for @v at @addr (the anon_vma exists), holding what
+ * @from holds (copy-on-write), or zeros. */
+static struct page *anon_page(struct vma *v, uint64_t addr, const struct page *from)
 {
 	struct page *p = page_alloc();
 
 	if (p) {
 		p->anon_vma = v->anon_vma;
 		p->index = linear_index(v, addr);
+		p->val = from ? from->val : 0;
 	}
 	return p;
+}
+
+/* A file page mapped by a read fault (vm_page_prot): writable in a shared
+ * writable mapping, as shmem wants no write notification unless uffd-wp
+ * does; read-only in a private one. */
+static bool file_pte_writable(const struct vma *v)
+{
+	return (v->flags & (VM_SHARED | VM_WRITE | VM_UFFD_WP)) == (VM_SHARED | VM_WRITE);
 }
 
 /*
@@ -197,8 +207,58 @@ static int fault_around(struct vma *v, uint64_t addr)
 		if (!slot)
 			return err;
 		if (!*slot)
-			pte_set(v->mm, slot, a, p, false);
+			pte_set(v->mm, slot, a, p, file_pte_writable(v), false);
 	}
+	return 0;
+}
+
+/* A write through a lazily freed page (MADV_FREE) redirties it: reclaim
+ * keeps it for good (the kernel sees the dirty entry and makes the folio
+ * swap-backed again; the model clears the mark at once). */
+static void page_keep_lazyfree(struct page *p)
+{
+	if (!p->lazyfree)
+		return;
+	p->lazyfree = false;
+	page_map_changes++; /* LazyFree changes wherever it is mapped */
+}
+
+/* A fault on a present entry: only a write does something. */
+static int fault_present(struct vma *v, uintptr_t *slot, uint64_t addr, bool write)
+{
+	struct mm *mm = v->mm;
+	struct page *old = pte_page(*slot), *p;
+
+	if (!write)
+		return 0;
+	if (pte_write(*slot)) {
+		/* no fault: the hardware sets the entry's dirty bit */
+		if (!pte_dirty(*slot)) {
+			*slot |= PTE_DIRTY;
+			mm_note_change(mm, addr, addr + PAGE_SIZE);
+		}
+		page_keep_lazyfree(old);
+		return 0;
+	}
+	if (v->flags & VM_SHARED) {
+		/* wp_page_shared: writable and dirty in place, the page too */
+		*slot |= PTE_WRITE | PTE_DIRTY;
+		page_mark_dirty(old);
+		mm_note_change(mm, addr, addr + PAGE_SIZE);
+		return 0;
+	}
+	/* copy-on-write, unless the anonymous page is ours alone */
+	if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
+		*slot |= PTE_WRITE | PTE_DIRTY; /* wp_page_reuse */
+		mm_note_change(mm, addr, addr + PAGE_SIZE);
+		page_keep_lazyfree(old);
+		return 0;
+	}
+	p = anon_page(v, addr, old);
+	if (!p)
+		return -ENOMEM;
+	pte_clear(mm, slot, addr);
+	pte_set(mm, slot, addr, p, true, true);
 	return 0;
 }
 
@@ -210,12 +270,14 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	struct page *p;
 	int err;
 
+	vma_assert_locked(&v->lock, &mm->lock); /* assert_fault_locked */
 	if (write ? !(v->flags & VM_WRITE) : !(v->flags & VM_ACCESS_FLAGS))
 		return -EFAULT;
 	/* A private write may need the anon_vma: prepare it first, since that
 	 * takes locks (scheduling points); from here on nothing yields, so the
 	 * entry read below cannot change under us. */
-	if (write && !shared) {
+	if ((write && !shared) ||
+	    (!write && !shared && !v->file && mm->forbids_zeropage && !mm_pte(mm, addr))) {
 		err = anon_vma_prepare(v);
 		if (err)
 			return err;
@@ -223,59 +285,22 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	slot = pte_slot(mm, addr, true, &err);
 	if (!slot)
 		return err;
-	if (*slot) {
-		struct page *old = pte_page(*slot);
-
-		if (!write)
-			return 0;
-		if (pte_write(*slot)) {
-			/* the write sets the dirty bit: a lazily freed page is
-			 * kept after all */
-			*slot |= PTE_DIRTY;
-			if (old->lazyfree || !old->dirty)
-				page_map_changes++;
-			old->lazyfree = false;
-			old->dirty = true;
-			return 0;
-		}
-		if (shared) {
-			*slot |=
-			    PTE_WRITE | PTE_DIRTY; /* a shared page becomes writable in place */
-			if (!old->dirty)
-				page_map_changes++; /* other mappings' figures change too */
-			old->dirty = true;
-			mm_note_change(mm, addr, addr + PAGE_SIZE);
-			return 0;
-		}
-		/* copy-on-write, unless the anonymous page is ours alone */
-		if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
-			*slot |= PTE_WRITE | PTE_DIRTY;
-			if (old->lazyfree || !old->dirty)
-				page_map_changes++;
-			old->lazyfree = false;
-			old->dirty = true;
-			return 0;
-		}
-		p = anon_page(v, addr);
-		if (!p)
-			return -ENOMEM;
-		pte_clear(mm, slot, addr);
-		pte_set(mm, slot, addr, p, true);
-		return 0;
-	}
-	if (v->uffd && (v->flags & VM_UFFD_MISSING))
-		return -EAGAIN; /* the userfaultfd handler would supply the page */
-	if (v->file && v->file->size && linear_index(v, addr) >= v->file->size)
-		return -EFAULT; /* past the end of a shmem file: SIGBUS */
+	if (*slot)
+		return fault_present(v, slot, addr, write);
 	if (!v->file) {
-		if (!write) {
-			pte_set(mm, slot, addr, &zero_page, false);
+		if (v->uffd && (v->flags & VM_UFFD_MISSING))
+			return -EAGAIN; /* the userfaultfd handler would supply the page */
+		if (!write && !mm->forbids_zeropage) {
+			pte_set(mm, slot, addr, &zero_page, false, false);
 			return 0;
 		}
-		p = anon_page(v, addr);
+		/* do_anonymous_page: a page of its own, writable and dirty where
+		 * the VMA is writable (a read fault on a forbidding mm too) */
+		p = anon_page(v, addr, NULL);
 		if (!p)
 			return -ENOMEM;
-		pte_set(mm, slot, addr, p, true);
+		pte_set(mm, slot, addr, p, write || (v->flags & VM_WRITE),
+			write || (v->flags & VM_WRITE));
 		return 0;
 	}
 	if (!write && !(v->flags & (VM_UFFD_WP | VM_UFFD_MINOR))) {
@@ -283,17 +308,61 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		if (err)
 			return err;
 	}
+	/* shmem_get_folio_gfp: past the end of a shmem file is SIGBUS */
+	if (v->file->size && linear_index(v, addr) >= v->file->size)
+		return -EAGAIN;
+	/* ... a page in the cache is a minor fault, one not there a missing
+	 * one, each left to a handler registered for it */
+	if (v->uffd &&
+	    (v->flags &
+	     (mt_load(&v->file->cache, linear_index(v, addr)) ? VM_UFFD_MINOR : VM_UFFD_MISSING)))
+		return -EAGAIN;
 	p = cache_page(v->file, linear_index(v, addr), &err);
 	if (!p)
 		return err;
 	if (write && !shared) {
 		/* a private write to a file page: copy it */
-		p = anon_page(v, addr);
+		p = anon_page(v, addr, p);
 		if (!p)
 			return -ENOMEM;
+	} else if (write) {
+		page_mark_dirty(p); /* do_shared_fault: fault_dirty_shared_page */
 	}
-	pte_set(mm, slot, addr, p, write);
+	pte_set(mm, slot, addr, p, write || file_pte_writable(v), write);
 	return 0;
+}
+
+int fault_page_gup(struct vma *v, uint64_t addr, bool write)
+{
+	uintptr_t pte = mm_pte(v->mm, addr);
+
+	vma_assert_locked(&v->lock, &v->mm->lock);
+	/* follow_page_pte: an entry that allows the access needs no fault;
+	 * FOLL_TOUCH with FOLL_WRITE dirties the page, not the entry */
+	if (pte && (write ? pte_write(pte) : !!(v->flags & VM_ACCESS_FLAGS))) {
+		if (write && !pte_dirty(pte))
+			page_mark_dirty(pte_page(pte));
+		return 0;
+	}
+	return fault_page(v, addr, write);
+}
+
+uint64_t page_data_changes;
+
+bool page_access(struct mm *mm, uint64_t addr, bool write, uint64_t *val)
+{
+	uintptr_t pte = mm_pte(mm, addr);
+	struct page *p = pte_page(pte);
+
+	if (!pte || (write && !pte_write(pte)))
+		return false;
+	if (!write)
+		*val = p->val;
+	else if (p != &zero_page) { /* never mapped writable: it stays zero */
+		p->val = *val;
+		page_data_changes++;
+	}
+	return true;
 }
 
 /*
@@ -319,9 +388,16 @@ void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
 				    ? (unsigned)((end - base + PAGE_SIZE - 1) >> PAGE_SHIFT)
 				    : PT_ENTRIES;
 
-		for (; i < stop; i++)
+		while (i < stop) {
+			/* most blocks are empty: skip them whole */
+			if (!(i & (PT_BLOCK - 1)) && i + PT_BLOCK <= stop && pt_block_empty(t, i)) {
+				i += PT_BLOCK;
+				continue;
+			}
 			if (t->pte[i])
 				fn(mm, &t->pte[i], base + ((uint64_t)i << PAGE_SHIFT), arg);
+			i++;
+		}
 		first = r.first + 1;
 	}
 }
@@ -339,6 +415,7 @@ void pte_zap(struct mm *mm, uintptr_t *slot, uint64_t addr)
 
 void zap_range(struct vma *v, uint64_t start, uint64_t end)
 {
+	mmap_assert_locked(&v->mm->lock);
 	for_each_pte(v->mm, start, end, zap_one, NULL);
 }
 
@@ -352,6 +429,7 @@ static void wrprotect_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *a
 
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end)
 {
+	mmap_assert_write_locked(&mm->lock); /* mprotect's change_protection */
 	for_each_pte(mm, start, end, wrprotect_one, NULL);
 }
 
@@ -379,6 +457,7 @@ static void move_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
 	 * and index, so the rmap walk finds it at its new place */
 	*dst = *slot;
 	*slot = 0;
+	mm->fault_changes++;
 	mm_note_change(mm, addr, addr + PAGE_SIZE);
 	mm_note_change(mm, to, to + PAGE_SIZE);
 }
@@ -387,8 +466,24 @@ uint64_t move_ptes(struct mm *mm, uint64_t from, uint64_t to, uint64_t len)
 {
 	struct move_ctx mc = {(int64_t)(to - from), 0};
 
+	mmap_assert_write_locked(&mm->lock); /* move_page_tables, under mremap's */
 	for_each_pte(mm, from, from + len, move_one, &mc);
 	return mc.stopped ? mc.stopped - from : len;
+}
+
+static void mkwrite_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	bool only_dirty = *(bool *)arg;
+
+	(void)mm;
+	(void)addr;
+	if (pte_page(*slot) != &zero_page && (!only_dirty || pte_dirty(*slot)))
+		*slot |= PTE_WRITE;
+}
+
+void pte_mkwrite_shared_range(struct mm *mm, uint64_t start, uint64_t end, bool only_dirty)
+{
+	for_each_pte(mm, start, end, mkwrite_one, &only_dirty);
 }
 
 struct copy_ctx {
@@ -400,7 +495,7 @@ static void copy_one(struct mm *src_mm, uintptr_t *slot, uint64_t addr, void *ar
 {
 	struct copy_ctx *cc = arg;
 	struct page *p = pte_page(*slot);
-	uintptr_t bits = *slot & (PTE_WRITE | PTE_DIRTY);
+	bool write = pte_write(*slot), dirty = pte_dirty(*slot);
 	uintptr_t *dslot;
 
 	if (cc->err)
@@ -411,20 +506,23 @@ static void copy_one(struct mm *src_mm, uintptr_t *slot, uint64_t addr, void *ar
 	if (p != &zero_page && p->anon_vma && !(cc->dst->flags & VM_SHARED)) {
 		/* copy-on-write: both sides read-only until the next write */
 		*slot &= ~PTE_WRITE;
-		bits &= ~PTE_WRITE;
+		write = false;
 	}
 	if (cc->dst->flags & VM_SHARED)
-		bits &= ~PTE_DIRTY; /* copy_present_pte: a shared mapping's copy is clean */
+		dirty = false; /* copy_present_pte: clean in the child */
 	(void)src_mm;
-	pte_install(cc->dst->mm, dslot, addr, p, bits);
+	pte_set(cc->dst->mm, dslot, addr, p, write, dirty);
 }
 
 int copy_ptes(struct vma *dst, struct vma *src)
 {
 	struct copy_ctx cc = {dst, 0};
 
-	/* vma_needs_copy: without an anon_vma the child faults pages in again */
-	if (!src->anon_vma)
+	vma_assert_write_locked(&src->lock, &src->mm->lock); /* copy_page_range */
+	/* vma_needs_copy: without an anon_vma the child faults pages in again,
+	 * unless its VMA is uffd-wp, whose entries carry the protection (found
+	 * by vmafuzz conform: a shared file VMA registered in wp mode) */
+	if (!src->anon_vma && !(dst->flags & VM_UFFD_WP))
 		return 0;
 	for_each_pte(src->mm, src->start, src->end, copy_one, &cc);
 	return cc.err;

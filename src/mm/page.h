@@ -6,10 +6,17 @@
  * vpn >> PT_SHIFT -> struct pgtable of PT_ENTRIES entries, allocated on the
  * first fault in their range (so a fault, like fork's copy, can fail with
  * -ENOMEM) and freed with the mm. An entry is a page pointer with the write
- * bit in bit 0 and the dirty bit in bit 1 (set by a write through it, kept
- * by fork's copy of a private mapping; what MADV_FREE and reclaim look at);
- * the zero page is mapped read-only for read faults on anonymous private
- * memory and is not resident.
+ * bit in bit 0 and the dirty bit in bit 1 (the hardware's, set by a write
+ * through it): smaps counts a page dirty when its entry or the page itself
+ * is; dirtiness passes from an entry to a file page when the entry is
+ * unmapped (zap), and a shared write fault marks the page itself. A read
+ * fault on a shared writable mapping maps the page writable and clean, as
+ * shmem needs no write notification (unless uffd-wp does). The zero page
+ * is mapped read-only for read faults on
+ * anonymous private memory and is not resident (an mm that forbids it gets
+ * a page of its own there, clean where the VMA is not writable). MADV_FREE
+ * clears an entry's dirty bit and marks its page lazily freed; reclaim drops
+ * such a page while neither is dirty again.
  *
  * Invariants (page family): a page's map count equals the entries mapping
  * it; its reference count equals its map count, plus one while it is in a
@@ -33,8 +40,14 @@ struct page {
 	struct anon_vma *anon_vma; /* anonymous: the anon_vma it was faulted in */
 	struct file *file;	   /* page cache: the file holding it */
 	uint64_t index;		   /* page offset in the anon_vma's or file's space */
-	bool dirty;		   /* written through some mapping (smaps' Dirty) */
+	bool dirty;		   /* the folio's dirty flag: a shared write fault set it,
+				    * or an unmapped dirty entry passed it on */
 	bool lazyfree;		   /* MADV_FREE: not swap-backed; reclaim drops it while clean */
+	/* What the page holds: one 64-bit value standing for its bytes. A
+	 * write (mm_access) stores it, a read returns it, copy-on-write copies
+	 * it; a new anonymous page and the zero page hold 0, a page cache page
+	 * its file's data when first read in (file.h). */
+	uint64_t val;
 	unsigned id;
 	unsigned scan_gen; /* validation scratch: the walk that counted it */
 	int scan_maps;
@@ -50,9 +63,13 @@ extern struct page zero_page;
  * the smaps figures of every mm mapping the page (the rollup invariants
  * compare figures only across reads during which none happened). */
 extern uint64_t page_map_changes;
+/* Stores into any page's data (page_access): with the mms' fault_changes and
+ * mmap lock counts, what tells a check that nothing may have changed. */
+extern uint64_t page_data_changes;
 
+/* An entry's bits besides the page pointer (pages are 16-byte aligned). */
 #define PTE_WRITE ((uintptr_t)1)
-#define PTE_DIRTY ((uintptr_t)2)
+#define PTE_DIRTY ((uintptr_t)2) /* written through this entry (pte_dirty) */
 
 static inline struct page *pte_page(uintptr_t pte)
 {
@@ -67,6 +84,12 @@ static inline bool pte_write(uintptr_t pte)
 static inline bool pte_dirty(uintptr_t pte)
 {
 	return pte & PTE_DIRTY;
+}
+
+/* smaps' Dirty: the entry's dirty bit or the page's (folio) dirty flag. */
+static inline bool pte_page_dirty(uintptr_t pte)
+{
+	return pte_dirty(pte) || pte_page(pte)->dirty;
 }
 
 /* Page tables are mostly empty: checks skip them a block at a time. */
@@ -93,14 +116,30 @@ __attribute__((no_sanitize("address"))) static inline bool pt_block_empty(const 
 uintptr_t mm_pte(struct mm *mm, uint64_t addr);
 
 /* Fault one page of @v at @addr (mmap or VMA lock held). 0, -EFAULT (no
- * access), -ENOMEM, or -EAGAIN when userfaultfd would handle it. */
+ * access: SIGSEGV), -ENOMEM, or -EAGAIN where the kernel raises SIGBUS: a
+ * userfaultfd would handle the fault (the model has no handler: its
+ * contexts act as ones with UFFD_FEATURE_SIGBUS), or the page lies past the
+ * end of a shmem file (a shared anonymous mapping mremap grew). */
 int fault_page(struct vma *v, uint64_t addr, bool write);
+/* The same for get_user_pages (population, MADV_POPULATE_*): a present
+ * entry that allows the access is not faulted, but a write through it
+ * marks its page dirty (follow_page_pte's FOLL_TOUCH), as every mapping of
+ * the page then shows; others are faulted as by fault_page. */
+int fault_page_gup(struct vma *v, uint64_t addr, bool write);
+/* The access that follows a successful fault of @addr (its page present, and
+ * writable for a write): a write stores *@val in the page, a read sets *@val
+ * to what the page holds. False when no page is there to access. */
+bool page_access(struct mm *mm, uint64_t addr, bool write, uint64_t *val);
 /* Unmap and release the pages of [start, end) of @v (zap_page_range). */
 void zap_range(struct vma *v, uint64_t start, uint64_t end);
 /* Unmap the one page at @slot of @mm (reclaim): as zap_range does. */
 void pte_zap(struct mm *mm, uintptr_t *slot, uint64_t addr);
 /* Make the entries of [start, end) read-only (mprotect removing write). */
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end);
+/* mprotect making a shared mapping writable: its entries become writable
+ * (change_protection with the new vm_page_prot), only the dirty ones when
+ * uffd-wp wants write notification (can_change_pte_writable). */
+void pte_mkwrite_shared_range(struct mm *mm, uint64_t start, uint64_t end, bool only_dirty);
 /* Visit the present entries of [start, end) (only existing tables are read). */
 void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
 		  void (*fn)(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg), void *arg);

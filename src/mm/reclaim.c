@@ -21,6 +21,9 @@ static void free_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
 	(void)arg;
 	if (p == &zero_page || !p->anon_vma)
 		return;
+	/* a dirty page mapped elsewhere too is left as it is */
+	if (p->dirty && p->mapcount != 1)
+		return;
 	*slot &= ~PTE_DIRTY;
 	if (!p->lazyfree || p->dirty)
 		page_map_changes++; /* LazyFree and Dirty change wherever it is mapped */
@@ -31,6 +34,7 @@ static void free_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
 
 void lazyfree_range(struct vma *v, uint64_t start, uint64_t end)
 {
+	mmap_assert_locked(&v->mm->lock); /* walk_page_range */
 	for_each_pte(v->mm, start, end, free_one, NULL);
 }
 
@@ -46,7 +50,7 @@ static void pageout_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 	if (p->anon_vma) {
 		/* try_to_unmap_one's "MADV_FREE page check": discarded while
 		 * clean; redirtied, it is swap-backed again and stays */
-		if (p->lazyfree && !pte_dirty(*slot))
+		if (p->lazyfree && !pte_page_dirty(*slot))
 			pte_zap(mm, slot, addr);
 		else
 			p->lazyfree = false;
@@ -57,13 +61,14 @@ static void pageout_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 	 * dirty ones stay there (no swap, no writeback) for the next fault to
 	 * find. An erase that cannot allocate keeps the page cached (reclaim
 	 * may fail). */
-	if (!p->dirty && !mt_store_range(&p->file->cache, p->index, p->index, NULL))
+	if (!pte_page_dirty(*slot) && !mt_store_range(&p->file->cache, p->index, p->index, NULL))
 		p->refcount--; /* the cache's reference; the unmap drops the last */
 	pte_zap(mm, slot, addr);
 }
 
 void pageout_range(struct vma *v, uint64_t start, uint64_t end)
 {
+	mmap_assert_locked(&v->mm->lock); /* walk_page_range */
 	for_each_pte(v->mm, start, end, pageout_one, NULL);
 }
 
@@ -83,10 +88,11 @@ int populate_advice(struct mm *mm, uint64_t start, uint64_t end, bool write)
 			return -EINVAL;
 		stop = v->end < end ? v->end : end;
 		for (; at < stop && budget; at += PAGE_SIZE, budget--) {
-			int err = fault_page(v, at, write);
+			int err = fault_page_gup(v, at, write);
 
+			/* a SIGBUS is -EFAULT to GUP (vm_fault_to_errno) */
 			if (err)
-				return err;
+				return err == -EAGAIN ? -EFAULT : err;
 		}
 		if (!budget)
 			return 0;

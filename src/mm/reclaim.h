@@ -31,8 +31,9 @@ void lazyfree_range(struct vma *v, uint64_t start, uint64_t end);
 void pageout_range(struct vma *v, uint64_t start, uint64_t end);
 /* MADV_POPULATE_READ (@write false) or _WRITE of [start, end) (mmap lock
  * held): 0, -ENOMEM for a hole or no memory, -EINVAL where the VMA does not
- * allow the access, -EFAULT past a shmem file's end, -EAGAIN where a
- * userfaultfd would supply the page. At most MM_POPULATE_MAX_PAGES pages. */
+ * allow the access, -EFAULT where the kernel raises SIGBUS (past a shmem
+ * file's end, or where a userfaultfd would supply the page: fault_page). At
+ * most MM_POPULATE_MAX_PAGES pages. */
 int populate_advice(struct mm *mm, uint64_t start, uint64_t end, bool write);
 
 #endif

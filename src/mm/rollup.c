@@ -51,6 +51,7 @@ static void account_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 {
 	struct rollup_stats *s = arg;
 	struct page *p = pte_page(*slot);
+	bool dirty = pte_page_dirty(*slot);
 	uint64_t pss;
 
 	(void)mm;
@@ -59,26 +60,24 @@ static void account_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 		return;
 	s->rss += PAGE_SIZE;
 	s->referenced += PAGE_SIZE; /* the model does not age pages */
-	if (p->lazyfree && !pte_dirty(*slot))
+	if (p->lazyfree && !dirty)  /* smaps_account: neither entry nor folio dirty */
 		s->lazyfree += PAGE_SIZE;
 	if (p->anon_vma)
 		s->anonymous += PAGE_SIZE;
 	pss = (PAGE_SIZE << PSS_SHIFT) / (uint64_t)(p->mapcount > 1 ? p->mapcount : 1);
 	s->pss += pss;
-	if (p->dirty)
+	if (dirty)
 		s->pss_dirty += pss;
 	if (p->anon_vma)
 		s->pss_anon += pss;
-	else if (p->file && p->file->shmem)
+	else /* every model file is a tmpfs file (file.h) */
 		s->pss_shmem += pss;
-	else
-		s->pss_file += pss;
 	if (p->mapcount > 1) {
-		if (p->dirty)
+		if (dirty)
 			s->shared_dirty += PAGE_SIZE;
 		else
 			s->shared_clean += PAGE_SIZE;
-	} else if (p->dirty) {
+	} else if (dirty) {
 		s->private_dirty += PAGE_SIZE;
 	} else {
 		s->private_clean += PAGE_SIZE;
@@ -89,6 +88,9 @@ void smaps_gather(struct vma *v, uint64_t from, struct rollup_stats *s)
 {
 	uint64_t pss = s->pss;
 
+	/* walk_page_vma's check of the walk's lock: the mmap lock, or (the
+	 * seed) the VMA's read lock */
+	vma_assert_locked(&v->lock, &v->mm->lock);
 	for_each_pte(v->mm, from > v->start ? from : v->start, v->end, account_one, s);
 	if (v->flags & VM_LOCKED)
 		s->pss_locked += s->pss - pss; /* smaps_account: locked pages' Pss */
@@ -408,10 +410,13 @@ bool rollup_check(struct mm *mm, struct rollup *r)
 	if (mm->lock.sem.readers || mm->lock.sem.writer || mm->lock.sem.wait_readers ||
 	    mm->lock.sem.wait_writers)
 		return true; /* a writer is inside an operation: the tree may be between states */
+	/* a check with nothing moving: it takes no lock */
+	lock_asserts_off();
 	mt_cursor_init(&c, &mm->mt, 0);
 	while ((v = mt_cursor_next(&c)))
 		if (!mt_is_zero(v))
 			smaps_gather(v, v->start, &sum);
+	lock_asserts_on();
 	if (!rollup_stats_equal(&sum, &r->stats))
 		ok = check_fail(CK_ROLLUP_SUM,
 				"mm %u: rollup Rss %" PRIu64 " kB Pss %" PRIu64

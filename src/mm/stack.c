@@ -28,6 +28,7 @@ static int grow_to(struct vma *v, uint64_t addr, uint64_t grow)
 	uint64_t start = v->start, pgoff = v->pgoff;
 	int err;
 
+	vma_assert_write_locked(&v->lock, &v->mm->lock);
 	v->start = addr;
 	v->pgoff -= grow;
 	err = vma_tree_store(v);
@@ -48,6 +49,8 @@ int expand_downwards(struct vma *v, uint64_t addr)
 	struct vma *prev;
 	int err = 0;
 
+	/* "mm: make find_extend_vma() fail if write lock not held" (6.5) */
+	mmap_assert_write_locked(&v->mm->lock);
 	if (!(v->flags & VM_GROWSDOWN))
 		return -EFAULT;
 	addr &= PAGE_MASK;

@@ -15,7 +15,9 @@
  *   - a new anonymous mapping next to a VMA with an anon_vma merges into it;
  *   - mprotect adds VM_ACCOUNT when a private mapping becomes writable, and
  *     removes it only from an anonymous VMA that never had a page (6.7);
- *   - a read fault on a file VMA maps the cached pages around it.
+ *   - a read fault on a file VMA maps the cached pages around it;
+ *   - a read fault on private anonymous memory maps the zero page, or, on an
+ *     mm that forbids it, allocates a page (do_anonymous_page).
  * Addresses are bytes, as in the kernel; page offsets are in pages.
  */
 #ifndef VMAFUZZ_MM_TYPES_H
@@ -91,6 +93,7 @@ struct file {
 	unsigned id;
 	bool shmem;    /* backs a shared anonymous mapping */
 	uint64_t size; /* pages, for a shmem file (its mapping's length); 0: no end */
+	uint64_t data; /* its page at index i holds data + i until written (0: zeros) */
 	int refcount;  /* VMAs mapping it, plus one for its owner */
 	struct mtree cache;
 	struct itree i_mmap; /* VMAs mapping it, by their pgoff interval */
@@ -133,8 +136,14 @@ struct mm {
 	int count;		    /* mmgrab/mmdrop: the struct itself (users, uffd contexts) */
 	bool dead;		    /* the address space is gone, the struct not yet */
 	bool unstable;		    /* a failed fork's half-built child (MMF_UNSTABLE) */
-	uint64_t fault_changes;	    /* changes made by faults (they run beside fork) */
-	struct mm_watch *watchers;  /* told of every change to a mapping or entry */
+	/* mm_forbids_zeropage(): a read fault of private anonymous memory
+	 * allocates a page (as a write would, but clean unless the VMA is
+	 * writable) instead of mapping the zero page. Some kernels do this (a
+	 * PVM guest booted with pvm_no_zero_page=1; s390 with KVM guests); a
+	 * fork passes it on. */
+	bool forbids_zeropage;
+	uint64_t fault_changes;	   /* changes made by faults (they run beside fork) */
+	struct mm_watch *watchers; /* told of every change to a mapping or entry */
 };
 
 /*

@@ -13,8 +13,6 @@
 #include <errno.h>
 #include <inttypes.h>
 
-static unsigned uffd_ids;
-
 struct uffd_ctx *uffd_create_locked(struct mm *mm, bool event_fork)
 {
 	struct uffd_ctx *c = model_alloc(AK_UFFD_CTX, sizeof(*c));
@@ -26,7 +24,7 @@ struct uffd_ctx *uffd_create_locked(struct mm *mm, bool event_fork)
 	c->files = 1;
 	c->refcount = 1;
 	c->event_fork = event_fork;
-	c->id = ++uffd_ids;
+	c->id = ++mm_ids.uffd;
 	c->next = mm->uffd_ctxs;
 	mm->uffd_ctxs = c;
 	return c;
@@ -79,22 +77,25 @@ static uint64_t mode_flags(unsigned modes)
 	       (modes & UFFD_MODE_MINOR ? VM_UFFD_MINOR : 0);
 }
 
-/* Which VMAs may be registered: anonymous private or shmem. */
+/* Which VMAs may be registered (vma_can_userfault): anonymous or shmem in
+ * every mode but minor, which needs a page cache: shmem only. Every model
+ * file is a tmpfs file (file.h), as the memfds vmafuzz conform maps. */
 static bool vma_can_userfault(const struct vma *v, unsigned modes)
 {
-	if (v->file && !v->file->shmem)
-		return false;
-	/* minor faults need a page cache */
-	return !(modes & UFFD_MODE_MINOR) || (v->file && v->file->shmem);
+	return !(modes & UFFD_MODE_MINOR) || v->file;
 }
 
 /*
- * Set (ctx, flags) on every VMA of [start, end), merging and splitting as
- * vma_modify does. The range has been checked to have no hole.
+ * Set (ctx, flags) on every VMA of [start, end) (holes between them are
+ * passed over), merging and splitting as vma_modify does, but for VMAs of
+ * @ctx that have every flag of @set already (they keep the modes they have,
+ * as the kernel's); with @only, on that context's VMAs alone.
  */
 static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint64_t clear,
 		 struct uffd_ctx *ctx, struct uffd_ctx *only)
 {
+	/* userfaultfd_register_range: "Assumes mmap write lock taken" */
+	mmap_assert_write_locked(&mm->lock);
 	for (uint64_t at = start; at < end;) {
 		struct vma *v = mm_find_vma(mm, at), *res;
 		uint64_t stop;
@@ -105,6 +106,12 @@ static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint
 		if (v->start > at)
 			at = v->start;
 		stop = v->end < end ? v->end : end;
+		/* registering again in modes it already has changes nothing, nor
+		 * splits (userfaultfd_register_range's "nothing to do") */
+		if (ctx && v->uffd == ctx && (v->flags & set) == set) {
+			at = stop;
+			continue;
+		}
 		if (!only || v->uffd == only) {
 			err = vma_modify(v, at, stop, (v->flags & ~clear) | set, ctx, &res);
 			if (err)
@@ -123,23 +130,25 @@ int uffd_register(struct uffd_ctx *ctx, uint64_t start, uint64_t len, unsigned m
 
 	if (!modes || (modes & ~7u) || (start | len) & ~PAGE_MASK || !len || end < start)
 		return -EINVAL;
+	if (mm->dead)
+		return -ENOMEM; /* mmget_not_zero fails: the process has exited */
 	mmap_write_lock(&mm->lock);
-	/* the whole range must be mapped by VMAs that can take it */
-	for (at = start; at < end;) {
-		struct vma *v = mm_vma_at(mm, at);
+	/* userfaultfd_register: some VMA in the range (holes are fine), and
+	 * every one there able to take it, none another context's */
+	err = mm_find_vma(mm, start) && mm_find_vma(mm, start)->start < end ? 0 : -EINVAL;
+	for (at = start; !err && at < end;) {
+		struct vma *v = mm_find_vma(mm, at);
 
-		if (!v || !vma_can_userfault(v, modes)) {
+		if (!v || v->start >= end)
+			break;
+		if (!vma_can_userfault(v, modes))
 			err = -EINVAL;
-			goto out;
-		}
-		if (v->uffd && v->uffd != ctx) {
+		else if (v->uffd && v->uffd != ctx)
 			err = -EBUSY;
-			goto out;
-		}
 		at = v->end;
 	}
-	err = apply(mm, start, end, mode_flags(modes), VM_UFFD_FLAGS, ctx, NULL);
-out:
+	if (!err)
+		err = apply(mm, start, end, mode_flags(modes), VM_UFFD_FLAGS, ctx, NULL);
 	mmap_write_unlock(&mm->lock);
 	return err;
 }
@@ -151,8 +160,24 @@ int uffd_unregister(struct uffd_ctx *ctx, uint64_t start, uint64_t len)
 
 	if ((start | len) & ~PAGE_MASK || !len || start + len < start)
 		return -EINVAL;
+	if (mm->dead)
+		return -ENOMEM; /* mmget_not_zero fails: the process has exited */
 	mmap_write_lock(&mm->lock);
-	err = apply(mm, start, start + len, 0, VM_UFFD_FLAGS, NULL, ctx);
+	/* userfaultfd_unregister: some VMA in the range, or -EINVAL; and none
+	 * another context's ("userfaultfd: prevent unregistering VMAs through
+	 * a different userfaultfd", 2025; found by vmafuzz conform on 6.18) */
+	err = mm_find_vma(mm, start) && mm_find_vma(mm, start)->start < start + len ? 0 : -EINVAL;
+	for (uint64_t at = start; !err && at < start + len;) {
+		struct vma *v = mm_find_vma(mm, at);
+
+		if (!v || v->start >= start + len)
+			break;
+		if (v->uffd && v->uffd != ctx)
+			err = -EINVAL;
+		at = v->end;
+	}
+	if (!err)
+		err = apply(mm, start, start + len, 0, VM_UFFD_FLAGS, NULL, ctx);
 	mmap_write_unlock(&mm->lock);
 	return err;
 }
@@ -162,6 +187,7 @@ void uffd_mremap_prep(struct vma *v)
 	if (!v->uffd || v->uffd->event_remap)
 		return;
 	vma_start_write(&v->lock, &v->mm->lock);
+	vma_assert_write_locked(&v->lock, &v->mm->lock);
 #ifndef VMAFUZZ_BUG_uffd_flags_without_ctx
 	/* before "userfaultfd: clear flag if remap event not enabled" (2018),
 	 * the context went and its flags stayed */
@@ -195,6 +221,7 @@ static void uffd_release(struct uffd_ctx *ctx)
 			/* close cannot fail: when merging cannot allocate, clear in
 			 * place and leave the neighbours unmerged */
 			vma_start_write(&v->lock, &mm->lock);
+			vma_assert_write_locked(&v->lock, &mm->lock);
 			v->flags &= ~VM_UFFD_FLAGS;
 			v->uffd = NULL;
 		}

@@ -33,10 +33,14 @@ struct uffd_ctx {
 
 /* A new context on @mm (NULL: allocation failed). */
 struct uffd_ctx *uffd_create(struct mm *mm, bool event_fork);
-/* UFFDIO_REGISTER: 0, -EINVAL (hole, unaligned, no mode, VMA type), -EBUSY
- * (another context holds a VMA), -ENOMEM. */
+/* UFFDIO_REGISTER: the VMAs in the range (holes between them are fine): 0,
+ * -EINVAL (no VMA there, unaligned, no mode, VMA type), -EBUSY (another
+ * context holds a VMA), -ENOMEM (the context's process has exited, or an
+ * allocation failed). */
 int uffd_register(struct uffd_ctx *ctx, uint64_t start, uint64_t len, unsigned modes);
-/* UFFDIO_UNREGISTER: clears this context's VMAs in the range. */
+/* UFFDIO_UNREGISTER: clears this context's VMAs in the range; -EINVAL when
+ * there is no VMA there, or one there is another context's; -ENOMEM when the
+ * context's process has exited. */
 int uffd_unregister(struct uffd_ctx *ctx, uint64_t start, uint64_t len);
 /*
  * Two counts, as in the kernel. File references: one per open fd, one per

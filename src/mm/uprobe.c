@@ -54,6 +54,7 @@ static unsigned collect(struct file *f, uint64_t pgoff, struct map_info *info)
 	struct collect c = {pgoff, info, 0};
 
 	down_read(&f->i_mmap_rwsem);
+	lock_assert_held(&f->i_mmap_rwsem); /* vma_interval_tree_foreach */
 	itree_visit(&f->i_mmap, pgoff, pgoff, collect_one, &c);
 	up_read(&f->i_mmap_rwsem);
 	return c.n;

@@ -274,6 +274,16 @@ static void seen_add(struct vma *v)
 
 #define FOR_EACH_SEEN(v) for (size_t k_ = 0; k_ < nseen && ((v) = seen[k_], 1); k_++)
 
+void mm_validate_release(void)
+{
+	free(pages_seen);
+	free(seen);
+	pages_seen = NULL;
+	seen = NULL;
+	npages_seen = pages_seen_cap = nseen = seen_cap = 0;
+	scan_gen = 0;
+}
+
 static void scratch_reset(struct anon_vma *av)
 {
 	for (;; av = av->parent) {

@@ -13,6 +13,9 @@
  * across mms after fork). */
 bool mm_validate(struct mm *mm);
 bool mm_validate_all(struct mm *const *mms, unsigned n);
+/* Free the scratch arrays the checks keep from one call to the next, and
+ * start their scan generations again (mm_between_programs). */
+void mm_validate_release(void);
 /* No lock of @mm or its VMAs is held, no VMA is write-locked (at rest). */
 bool mm_check_at_rest(struct mm *mm);
 

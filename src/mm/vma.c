@@ -2,13 +2,13 @@
 /* VMA objects and lookups (vma.h). */
 #include "mm/vma.h"
 
+#include "mm/mm.h"
 #include "mm/types.h"
 #include "runtime/alloc.h"
 #include "runtime/sync.h"
 #include "tree/mtree.h"
 
 /* Creation numbers: names in reports and the tie-break of interval keys. */
-static unsigned vma_ids;
 
 struct vma *vma_alloc(struct mm *mm)
 {
@@ -17,7 +17,7 @@ struct vma *vma_alloc(struct mm *mm)
 	if (!v)
 		return NULL;
 	v->mm = mm;
-	v->id = ++vma_ids;
+	v->id = ++mm_ids.vma;
 	vma_lock_init(&v->lock, true);
 	return v;
 }
@@ -52,16 +52,23 @@ void vma_free(struct vma *v)
 	call_rcu_free(AK_VMA, v, vma_free_cb);
 }
 
+/* The lookups read the VMA tree: under the mmap lock (find_vma's
+ * mmap_assert_locked) or RCU (the lock-free readers, as the maple tree's
+ * RCU check allows). */
 struct vma *mm_find_vma(struct mm *mm, uint64_t addr)
 {
 	struct mt_range r;
 
+	mmap_assert_rcu_or_locked(&mm->lock);
 	return mt_find(&mm->mt, addr, MT_MAX, &r);
 }
 
 struct vma *mm_vma_at(struct mm *mm, uint64_t addr)
 {
-	struct vma *v = mt_load(&mm->mt, addr);
+	struct vma *v;
+
+	mmap_assert_rcu_or_locked(&mm->lock);
+	v = mt_load(&mm->mt, addr);
 
 	return mt_is_zero(v) ? NULL : v;
 }
@@ -70,6 +77,7 @@ struct vma *vma_prev(struct mm *mm, const struct vma *v)
 {
 	struct mt_range r;
 
+	mmap_assert_rcu_or_locked(&mm->lock);
 	return v->start ? mt_find_prev(&mm->mt, v->start - 1, 0, &r) : NULL;
 }
 
@@ -77,6 +85,7 @@ struct vma *vma_next(struct mm *mm, const struct vma *v)
 {
 	struct mt_range r;
 
+	mmap_assert_rcu_or_locked(&mm->lock);
 	return mt_find(&mm->mt, v->end, MT_MAX, &r);
 }
 
@@ -85,6 +94,7 @@ struct vma *mm_vma_nth(struct mm *mm, unsigned k)
 	struct mt_cursor c;
 	struct vma *v;
 
+	mmap_assert_rcu_or_locked(&mm->lock);
 	mt_cursor_init(&c, &mm->mt, 0);
 	while ((v = mt_cursor_next(&c)))
 		if (k-- == 0)

@@ -17,11 +17,13 @@
 
 int vma_tree_store(struct vma *v)
 {
+	mmap_assert_write_locked(&v->mm->lock); /* vma_iter_store */
 	return mt_store_range(&v->mm->mt, v->start, v->end - 1, v);
 }
 
 void vma_remove(struct vma *v)
 {
+	mmap_assert_write_locked(&v->mm->lock);
 	zap_range(v, v->start, v->end);
 	unlink_anon_vmas(v);
 	vma_unlink_file(v);
@@ -48,6 +50,7 @@ int vma_split_unlimited(struct vma *v, uint64_t addr, bool new_below)
 	int err;
 
 	MODEL_ASSERT(addr > v->start && addr < v->end && !(addr & ~PAGE_MASK));
+	mmap_assert_write_locked(&mm->lock);
 	n = vma_dup(v);
 	if (!n)
 		return -ENOMEM;
@@ -101,8 +104,8 @@ int vma_split(struct vma *v, uint64_t addr, bool new_below)
 	return vma_split_unlimited(v, addr, new_below);
 }
 
-/* A VMA with an anon_vma it shares with a parent (vma_is_fork_child):
- * its chain has more than its own entry. */
+/* A VMA with an anon_vma it shares with a parent (vma_is_fork_child,
+ * vma_had_uncowed_parents): its chain has more than its own entry. */
 static bool fork_child(const struct vma *v)
 {
 	return v && v->anon_vma && v->chain && v->chain->vma_next;
@@ -115,7 +118,9 @@ static bool fork_child(const struct vma *v)
  * one (it will share it) unless the range's VMA or the VMA it is copied from
  * is a fork child; a neighbour with one may take a range without one unless
  * it is a fork child itself; two anon_vmas must be the same. 6.12 differs
- * only in refusing the first case (docs/fidelity.md).
+ * only in refusing the first case (docs/fidelity.md). vmafuzz conform found
+ * the second case (a new mapping next to a forked child's VMA) merging in
+ * the model.
  */
 static bool anon_mergeable(const struct vma *tgt, const struct merge_range *m)
 {
@@ -167,6 +172,10 @@ static int take_anon(struct vma *keep, struct vma *gone, struct vma **dup)
 
 	if (keep->anon_vma || !gone->anon_vma)
 		return 0;
+	/* as vma_merge_existing_range write-locks what it merges before
+	 * dup_anon_vma (which asserts it) */
+	vma_start_write(&keep->lock, &keep->mm->lock);
+	vma_assert_write_locked(&keep->lock, &keep->mm->lock);
 	keep->anon_vma = gone->anon_vma;
 	err = anon_vma_clone(keep, gone);
 	if (err)
@@ -206,6 +215,7 @@ static int expand(struct vma *v, uint64_t start, uint64_t end)
 	uint64_t ostart = v->start, oend = v->end, opgoff = v->pgoff;
 	int err;
 
+	mmap_assert_write_locked(&mm->lock); /* vma_expand */
 	vma_start_write(&v->lock, &mm->lock);
 	if (start < v->start)
 		v->pgoff -= (v->start - start) >> PAGE_SHIFT;
@@ -230,12 +240,14 @@ static int expand(struct vma *v, uint64_t start, uint64_t end)
  */
 struct vma *vma_merge_new_range(struct mm *mm, struct merge_range *m, int *err)
 {
-	struct vma *prev = m->start ? mm_vma_at(mm, m->start - 1) : NULL;
-	struct vma *next = mm_vma_at(mm, m->end);
+	struct vma *prev, *next;
 	bool left, right;
 	struct vma *target, *dup = NULL;
 	uint64_t start;
 
+	mmap_assert_write_locked(&mm->lock);
+	prev = m->start ? mm_vma_at(mm, m->start - 1) : NULL;
+	next = mm_vma_at(mm, m->end);
 	if (prev && prev == m->exclude)
 		prev = NULL;
 	if (next && next == m->exclude)
@@ -366,11 +378,13 @@ int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, stru
 	    .uffd = uffd,
 	    .vma = v,
 	};
-	struct vma *prev = start == v->start ? vma_prev(mm, v) : NULL;
-	struct vma *next = end == v->end ? vma_next(mm, v) : NULL;
+	struct vma *prev, *next;
 	bool left, right;
 	int err;
 
+	mmap_assert_write_locked(&mm->lock); /* vma_merge_existing_range */
+	prev = start == v->start ? vma_prev(mm, v) : NULL;
+	next = end == v->end ? vma_next(mm, v) : NULL;
 	*result = v;
 	if (flags == v->flags && uffd == v->uffd)
 		return 0;
@@ -388,6 +402,7 @@ int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, stru
 	if (end < v->end && (err = vma_split(v, end, false)))
 		return err;
 	vma_start_write(&v->lock, &mm->lock);
+	vma_assert_write_locked(&v->lock, &mm->lock); /* vm_flags_reset */
 	v->flags = flags;
 	v->uffd = uffd;
 	return 0;

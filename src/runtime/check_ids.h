@@ -41,6 +41,18 @@
 	X(SYNC_RCU_UNBALANCED, "rcu_read_unlock matches an rcu_read_lock")                         \
 	X(SYNC_VMA_LOCK,                                                                           \
 	  "VMA write locks need the mmap write lock; no reader holds a write-locked VMA")          \
+	X(SYNC_MMAP_UNLOCKED,                                                                      \
+	  "what the kernel does under the mmap lock holds it (mmap_assert_locked)")                \
+	X(SYNC_MMAP_NOT_WRITE_LOCKED,                                                              \
+	  "what changes VMAs holds the mmap write lock (mmap_assert_write_locked)")                \
+	X(SYNC_VMA_UNLOCKED, "a fault or a walk of a VMA's pages holds its lock or the mmap lock " \
+			     "(vma_assert_locked)")                                                \
+	X(SYNC_VMA_NOT_WRITE_LOCKED,                                                               \
+	  "a VMA whose flags, anon_vma or pages are changed or copied is write-locked")            \
+	X(SYNC_TREE_UNLOCKED, "the VMA tree is read under the mmap lock or RCU (find_vma)")        \
+	X(SYNC_I_MMAP_UNLOCKED, "a file's i_mmap is read or changed under its i_mmap_rwsem")       \
+	X(SYNC_ANON_VMA_UNLOCKED,                                                                  \
+	  "an anon_vma's tree of chain entries changes under its root's lock")                     \
 	/* VMA family (mm_check.c) */                                                              \
 	X(VMA_TREE_INDEX, "a VMA is stored at [vm_start, vm_end - 1]")                             \
 	X(VMA_ALIGNED, "vm_start and vm_end are page aligned")                                     \
@@ -96,6 +108,12 @@
 	X(MM_FAILED_CALL_RESULT, "a call failed by injection returns -ENOMEM (madvise: -EAGAIN)")  \
 	X(MM_FAILED_CALL_CHANGED,                                                                  \
 	  "a call failed by injection changes no mapping but what the kernel leaves changed")      \
+	/* the expectation: what the calls asked (fuzz/as_expect.c) */                             \
+	X(MM_EXPECTED_STATE,                                                                       \
+	  "each page is mapped with the permissions, sharing, fork flags and offset asked")        \
+	X(MM_EXPECTED_UFFD,                                                                        \
+	  "each page is registered with the userfaultfd context and modes asked")                  \
+	X(MM_EXPECTED_DATA, "each page holds and reads what the writes, forks and files give it")  \
 	/* the kernel's VMA code (kernel/kvma_mm.c) */                                             \
 	X(KVMA_BUG, "mm/vma.c's own checks hold (validate_mm, VM_WARN_ON, BUG_ON...)")             \
 	X(AS_BACKENDS_DIFFER, "two address-space backends give equal results and hold equal VMAs")

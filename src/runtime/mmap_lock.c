@@ -182,3 +182,95 @@ void vma_mark_detached(struct vma_lock *v, struct mmap_lock *m, bool detached)
 			   detached ? "detached" : "attached");
 	__atomic_store_n(&v->detached, detached, __ATOMIC_RELEASE);
 }
+
+/* ---- the kernel's lock assertions ----------------------------------------- */
+
+/* Checks at rest turn them off (sync.h). */
+static int asserts_off;
+
+void lock_asserts_off(void)
+{
+	__atomic_add_fetch(&asserts_off, 1, __ATOMIC_RELAXED);
+}
+
+void lock_asserts_on(void)
+{
+	__atomic_sub_fetch(&asserts_off, 1, __ATOMIC_RELAXED);
+}
+
+static bool asserting(void)
+{
+	return !__atomic_load_n(&asserts_off, __ATOMIC_RELAXED);
+}
+
+bool mmap_assert_locked(struct mmap_lock *m)
+{
+	if (!asserting() || rwsem_held(&m->sem))
+		return true;
+	return check_fail(CK_SYNC_MMAP_UNLOCKED, "t%u without %s (mmap_assert_locked)",
+			  sched_self()->id, m->sem.name);
+}
+
+bool mmap_assert_write_locked(struct mmap_lock *m)
+{
+	if (!asserting() || rwsem_held_write(&m->sem))
+		return true;
+	return check_fail(CK_SYNC_MMAP_NOT_WRITE_LOCKED,
+			  "t%u without %s for write%s (mmap_assert_write_locked)", sched_self()->id,
+			  m->sem.name, rwsem_held(&m->sem) ? ", only for read" : "");
+}
+
+bool vma_assert_write_locked(struct vma_lock *v, struct mmap_lock *m)
+{
+	if (!asserting() || (rwsem_held_write(&m->sem) && vma_is_write_locked(v, m)))
+		return true;
+	return check_fail(
+	    CK_SYNC_VMA_NOT_WRITE_LOCKED,
+	    "t%u changes a VMA that is not write-locked (%s; vma_assert_write_locked)",
+	    sched_self()->id,
+	    rwsem_held_write(&m->sem) ? "no vma_start_write" : "no mmap write lock");
+}
+
+bool vma_assert_locked(struct vma_lock *v, struct mmap_lock *m)
+{
+	if (!asserting() || rwsem_held(&v->sem) || rwsem_held(&m->sem))
+		return true;
+	return check_fail(CK_SYNC_VMA_UNLOCKED,
+			  "t%u reads a VMA's pages holding neither its lock nor %s "
+			  "(vma_assert_locked)",
+			  sched_self()->id, m->sem.name);
+}
+
+bool mmap_assert_rcu_or_locked(struct mmap_lock *m)
+{
+	if (!asserting() || rcu_read_held() || rwsem_held(&m->sem))
+		return true;
+	return check_fail(CK_SYNC_TREE_UNLOCKED,
+			  "t%u reads the VMA tree outside RCU and without %s (find_vma)",
+			  sched_self()->id, m->sem.name);
+}
+
+static enum check_id unlocked_id(const struct rwsem *s)
+{
+	if (s->cls == &lock_class_i_mmap)
+		return CK_SYNC_I_MMAP_UNLOCKED;
+	if (s->cls == &lock_class_anon_vma)
+		return CK_SYNC_ANON_VMA_UNLOCKED;
+	return s->cls == &lock_class_vma ? CK_SYNC_VMA_UNLOCKED : CK_SYNC_MMAP_UNLOCKED;
+}
+
+bool lock_assert_held(struct rwsem *s)
+{
+	if (!asserting() || rwsem_held(s))
+		return true;
+	return check_fail(unlocked_id(s), "t%u without %s (lockdep_assert_held)", sched_self()->id,
+			  s->name);
+}
+
+bool lock_assert_held_write(struct rwsem *s)
+{
+	if (!asserting() || rwsem_held_write(s))
+		return true;
+	return check_fail(unlocked_id(s), "t%u without %s for write (lockdep_assert_held_write)",
+			  sched_self()->id, s->name);
+}

@@ -7,7 +7,6 @@
 
 #include <inttypes.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define STACK_SIZE (256u * 1024)
 
@@ -23,7 +22,10 @@ static struct sched *active;
 static struct fiber main_fiber = {.id = SCHED_MAX_FIBERS, .state = FIBER_RUNNABLE};
 static struct fiber_ctx loop_ctx;
 static struct fiber_ctx fiber_ctxs[SCHED_MAX_FIBERS];
-static void *stacks[SCHED_MAX_FIBERS]; /* mapped once, reused by every program */
+/* In .bss, the same for every program from the process's start: mapping
+ * them at first use made the first program that ran a fiber take a branch
+ * no later one takes (a difference AFL++ counts as instability). */
+static _Alignas(4096) unsigned char stacks[SCHED_MAX_FIBERS][STACK_SIZE];
 static void *loop_fake_stack;
 static const void *loop_stack_bottom;
 static size_t loop_stack_size;
@@ -91,11 +93,6 @@ unsigned sched_spawn(struct sched *s, void (*fn)(void *arg), void *arg)
 		/* a placeholder that keeps ids equal to the program's thread numbers */
 		f->state = FIBER_DONE;
 		return id;
-	}
-	if (!stacks[id]) {
-		stacks[id] = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		MODEL_ASSERT(stacks[id] != MAP_FAILED);
 	}
 	/* an earlier program may have left ASan's marks on the stack */
 	if (__asan_unpoison_memory_region)

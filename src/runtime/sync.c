@@ -357,6 +357,14 @@ void rcu_barrier(void)
 	rcu_run_ready(UINT32_MAX);
 }
 
+void rcu_between_programs(void)
+{
+	rcu_barrier();
+	free(pending);
+	pending = NULL;
+	cap_pending = 0;
+}
+
 uint64_t rcu_pending(enum alloc_kind kind)
 {
 	return pending_by_kind[kind];

@@ -114,6 +114,32 @@ bool vma_is_detached(const struct vma_lock *v);
 bool sync_check_vma_lock(struct vma_lock *v, const struct mmap_lock *m);
 
 /*
+ * The kernel's lock assertions (mmap_assert_locked, mmap_assert_write_locked,
+ * vma_assert_locked, vma_assert_write_locked, lockdep_assert_held): the
+ * running fiber holds what the model's counterpart of a kernel function that
+ * asserts it needs; false (after check_fail, SYNC_* family) otherwise.
+ *   mmap_assert_locked          the mmap lock, read or write
+ *   mmap_assert_write_locked    the mmap write lock
+ *   vma_assert_locked           the VMA's read lock, or the mmap lock (a fault
+ *                               takes one or the other: assert_fault_locked)
+ *   vma_assert_write_locked     the mmap write lock and the VMA write-locked
+ *   mmap_assert_rcu_or_locked   RCU or the mmap lock (reading the VMA tree)
+ *   lock_assert_held[_write]    any rwsem (i_mmap, anon_vma), by its class
+ * Checks that read the whole state at rest, when no fiber is inside an
+ * operation, take no lock (it would let fibers run): they turn the
+ * assertions off around them.
+ */
+bool mmap_assert_locked(struct mmap_lock *m);
+bool mmap_assert_write_locked(struct mmap_lock *m);
+bool vma_assert_locked(struct vma_lock *v, struct mmap_lock *m);
+bool vma_assert_write_locked(struct vma_lock *v, struct mmap_lock *m);
+bool mmap_assert_rcu_or_locked(struct mmap_lock *m);
+bool lock_assert_held(struct rwsem *s);
+bool lock_assert_held_write(struct rwsem *s);
+void lock_asserts_off(void);
+void lock_asserts_on(void);
+
+/*
  * RCU. Read sections nest per fiber. call_rcu_free() defers freeing an
  * object until every fiber that was inside a read section when it was
  * called has left it; the object is then freed for real, so a reader that
@@ -125,6 +151,12 @@ bool rcu_read_held(void);
 void call_rcu_free(enum alloc_kind kind, void *obj, void (*free_fn)(void *obj));
 /* Run every pending callback (no reader may remain). */
 void rcu_barrier(void);
+/*
+ * Between two programs (fuzz/exec.c): rcu_barrier(), then free the list of
+ * pending callbacks, which otherwise keeps the size the busiest program
+ * before gave it (fiber backend only).
+ */
+void rcu_between_programs(void);
 /* Objects of @kind waiting for a grace period. */
 uint64_t rcu_pending(enum alloc_kind kind);
 /* Test-only: with deferral off, call_rcu_free frees at once. */

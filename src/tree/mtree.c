@@ -38,6 +38,8 @@ struct mt_items {
  * gaps) come from a small cache of this thread's instead of malloc: a write
  * makes several, and their allocation was a tenth of a fuzz_mm run under
  * ASan. They are the harness's memory, not the model's (never failed).
+ * Which writes find one there depends on the writes before, so the cache is
+ * emptied between programs (mt_scratch_release).
  */
 struct scratch_hdr {
 	size_t cap;
@@ -58,6 +60,12 @@ static void scratch_free(void *p)
 		scratch_cache[scratch_cached++] = h;
 	else
 		free(h);
+}
+
+void mt_scratch_release(void)
+{
+	while (scratch_cached)
+		free(scratch_cache[--scratch_cached]);
 }
 
 static void *scratch_realloc(void *p, size_t bytes)

@@ -206,6 +206,12 @@ void mt_bulk_end(struct mt_bulk *b);
 
 /* Free every node (not the entries). */
 void mt_destroy(struct mtree *mt);
+/*
+ * Free the scratch arrays this thread's writes keep for the next write.
+ * Between two programs (fuzz/exec.c): the first writes of a program then
+ * allocate as they did in the process's first program, whatever ran before.
+ */
+void mt_scratch_release(void);
 
 /* Check every invariant above; reports through check_fail(), true if valid. */
 bool mt_validate(const struct mtree *mt);

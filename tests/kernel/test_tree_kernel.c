@@ -545,6 +545,9 @@ static bool test_checks_fire(void)
 	ASSERT(B->validate(t));
 	ASSERT(!B->check_live(B->nodes(t) + 1));
 	ASSERT(check_count(CK_MEM_LIVE_MISMATCH) == 1);
+	/* a "duplicate" made of the source's own nodes: alike, but shared */
+	ASSERT(!B->check_dup(t, t));
+	ASSERT(check_count(CK_MT_DUP_MISMATCH) == 1);
 	check_clear();
 	check_set_mode(CHECK_ABORT);
 	B->release(t);

@@ -47,7 +47,7 @@ static uint64_t ncalls, nok, nvmas;
 
 static bool views_same(const struct as_vma *a, int na, const struct as_vma *b, int nb)
 {
-	if (!as_vmas_same(a, (unsigned)na, b, (unsigned)nb, MASK))
+	if (!as_vmas_same(a, (unsigned)na, b, (unsigned)nb, MASK, false))
 		return false;
 	for (int i = 0; i < na; i++)
 		if (a[i].pgoff != b[i].pgoff)
@@ -105,7 +105,7 @@ static bool both(struct pair *p, const struct mm_call *call)
 		fprintf(stderr, "\n  model = %" PRId64 ", kernel vma = %" PRId64 "%s\n", a.result,
 			b.result, check_total() ? " (and a check failed)" : "");
 		as_print_views(stderr, "model", va, (unsigned)na, "kernel vma", vb, (unsigned)nb,
-			       MASK, VLO);
+			       MASK, VLO, 0);
 	}
 	return false;
 }
@@ -168,7 +168,8 @@ enum { DONTNEED, DONTFORK, DOFORK, WIPE, KEEP };
 /* The comparison sees a difference of pgoff, range or a compared flag. */
 static bool test_compare_sees(void)
 {
-	struct as_vma a = {AT(0x10), AT(0x14), AS_VM_READ, 0x10, 0, 0}, b = a;
+	struct as_vma a = {.start = AT(0x10), .end = AT(0x14), .flags = AS_VM_READ, .pgoff = 0x10},
+		      b = a;
 
 	ASSERT(views_same(&a, 1, &b, 1));
 	b.pgoff++;

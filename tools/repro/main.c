@@ -2,8 +2,9 @@
 /*
  * The driver of a C reproducer (repro.h): run each step on this kernel and
  * check that /proc/self/smaps shows, in the window, what the model showed
- * after it: start, end, rwx and p/s, VmFlags ac, dc and wf, Rss and
- * Anonymous, and that the call returned what the model's did. A fork's
+ * after it: start, end, rwx and p/s, the offset, the VmFlags the model has
+ * a meaning for, Rss, Anonymous, Pss, Pss_Dirty, Shared/Private
+ * Clean/Dirty, and that the call returned what the model's did. A fork's
  * child checks its own smaps, then exits.
  *
  * Plain output: one line per step; on the first difference both views side
@@ -11,7 +12,9 @@
  * 13", "1..N" (a step, and a fork's child, are a test each), "ok N ..." or
  * "not ok N ...", diagnostics as "# " lines, the steps after a difference
  * skipped; exit 0 pass, 1 fail, 4 skip (KSFT_SKIP: the window is not free,
- * no THP switch, or a read fault the kernel does not map the zero page for).
+ * or no THP switch). Where the model's views differ between a kernel that
+ * maps the zero page on anonymous read faults and one that does not, a
+ * probe (one page read) picks which.
  */
 #include "repro.h"
 
@@ -75,7 +78,7 @@ static bool repro_same(const struct kvma *a, unsigned na, const struct kvma *b, 
 static void repro_views(const struct kvma *a, unsigned na, const struct kvma *b, unsigned nb)
 {
 	unsigned i = 0, j = 0;
-	char s[128], t[128];
+	char s[192], t[192];
 
 	repro_say("  VMAs from 0x%" PRIx64 " (@0x0; @ counts pages):", repro_lo);
 	repro_say("    %-50s %s", "model", "kernel");
@@ -88,9 +91,14 @@ static void repro_views(const struct kvma *a, unsigned na, const struct kvma *b,
 			else
 				x = NULL;
 		}
-		repro_say("  %c %-50s %s", x && y && ksys_vma_same(x, y) ? ' ' : '!',
+		bool same = x && y && ksys_vma_same(x, y);
+
+		repro_say("  %c %-50s %s", same ? ' ' : '!',
 			  x ? ksys_vma_str(x, repro_lo, s, sizeof(s)) : "",
 			  y ? ksys_vma_str(y, repro_lo, t, sizeof(t)) : "");
+		if (x && y && !same)
+			repro_say("      %-48s %s", ksys_vma_more(x, s, sizeof(s)),
+				  ksys_vma_more(y, t, sizeof(t)));
 		i += x != NULL;
 		j += y != NULL;
 	}
@@ -105,7 +113,7 @@ static int repro_check_vmas(const char *what, const struct repro_step *s, const 
 {
 	static struct kvma got[REPRO_MAX_VMAS];
 	char err[256];
-	int n = ksys_vmas(0, repro_lo, repro_hi, got, REPRO_MAX_VMAS, err, sizeof(err));
+	int n = ksys_vmas(0, repro_lo, repro_hi, got, REPRO_MAX_VMAS, NULL, err, sizeof(err));
 
 	if (n < 0) {
 		repro_say("%s: %s", what, err);
@@ -223,7 +231,7 @@ static int repro_zero_page(void)
 		return -1;
 	c.code = KSYS_TOUCH;
 	if (ksys_call(&c) == 0 &&
-	    (n = ksys_vmas(0, repro_lo, repro_hi, v, 4, err, sizeof(err))) == 1)
+	    (n = ksys_vmas(0, repro_lo, repro_hi, v, 4, NULL, err, sizeof(err))) == 1)
 		res = v[0].rss == 0;
 	munmap((void *)(uintptr_t)repro_lo, KSYS_PAGE);
 	return res;
@@ -231,14 +239,11 @@ static int repro_zero_page(void)
 
 int main(void)
 {
+	const struct repro_step *steps = repro_steps[0];
 	unsigned ntests = repro_nsteps, failed_at = repro_nsteps;
 	struct utsname u;
-	int e, fresh_read = 0;
+	int e;
 
-	for (unsigned i = 0; i < repro_nsteps; i++) {
-		ntests += repro_steps[i].call.code == KSYS_FORK;
-		fresh_read |= repro_steps[i].fresh_read;
-	}
 	if (repro_tap)
 		printf("TAP version 13\n");
 	repro_say("vmafuzz repro of %s: %u steps, on Linux %s", repro_name, repro_nsteps,
@@ -247,13 +252,23 @@ int main(void)
 		return repro_skip("setup (one CPU, RLIMIT_STACK, no THP): %s", strerror(e));
 	if ((e = ksys_window_free(repro_lo, repro_hi)))
 		return repro_skip("the address window is not free here (%s)", strerror(e));
-	if (fresh_read && repro_zero_page() != 1)
-		return repro_skip("%s", "this kernel allocates a page on a read fault of private "
-					"anonymous memory where the model maps the zero page");
+	if (repro_steps[0] != repro_steps[1]) {
+		int zero = repro_zero_page();
+
+		if (zero < 0)
+			return repro_skip("%s", "could not tell whether this kernel maps the zero "
+						"page on a read fault of private anonymous memory");
+		steps = repro_steps[!zero];
+		repro_say("this kernel %s on a read fault of private anonymous memory: the "
+			  "model's views for that",
+			  zero ? "maps the zero page" : "allocates a page (no zero page)");
+	}
+	for (unsigned i = 0; i < repro_nsteps; i++)
+		ntests += steps[i].call.code == KSYS_FORK;
 	if (repro_tap)
 		printf("1..%u\n", ntests);
 	for (unsigned i = 0; i < repro_nsteps && failed_at == repro_nsteps; i++) {
-		const struct repro_step *s = &repro_steps[i];
+		const struct repro_step *s = &steps[i];
 		bool ok, child_ok;
 
 		if (s->call.code == KSYS_FORK) {
@@ -270,9 +285,9 @@ int main(void)
 			failed_at = i;
 	}
 	for (unsigned i = failed_at + 1; repro_tap && i < repro_nsteps; i++) {
-		for (int k = 0; k <= (repro_steps[i].call.code == KSYS_FORK); k++) {
+		for (int k = 0; k <= (steps[i].call.code == KSYS_FORK); k++) {
 			printf("ok %u step %u%s: %s # SKIP an earlier step differed\n",
-			       ++repro_test, i, k ? " (the child)" : "", repro_steps[i].op);
+			       ++repro_test, i, k ? " (the child)" : "", steps[i].op);
 			repro_skipped++;
 		}
 	}

@@ -26,12 +26,16 @@ struct repro_step {
 	/* fork: the child's VMAs, which it checks in its own smaps, then exits */
 	const struct kvma *child;
 	unsigned nchild;
-	/* a read fault on fresh private anonymous memory, where the model
-	 * maps the zero page: not every kernel does */
-	int fresh_read;
 };
 
-extern const struct repro_step repro_steps[];
+/*
+ * The steps as the model ran them for a kernel that maps the zero page on a
+ * read fault of private anonymous memory ([0]) and for one that allocates a
+ * page there ([1]: mm_forbids_zeropage, e.g. a PVM guest booted with
+ * pvm_no_zero_page=1); the same array when the program cannot tell the two
+ * apart. main() probes the kernel only when they differ.
+ */
+extern const struct repro_step *const repro_steps[2];
 extern const unsigned repro_nsteps;
 extern const int repro_tap;		  /* kselftest's TAP output and exit codes */
 extern const char repro_name[];		  /* the program it was written from */

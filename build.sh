@@ -187,7 +187,7 @@ FAILED=0
 # totals.  A test that prints no such line, or exits non-zero while reporting
 # no failure (crash, sanitizer report, timeout), counts as one failure.
 run_one() {
-	local name=$1 log=$2 rc=0 line p=0 f=0 status
+	local name=$1 log=$2 rc=0 line p=0 f=0 status t0=$SECONDS
 	shift 2
 	# The subshell keeps bash's "Aborted"/"Segmentation fault" notice out of
 	# the output; the exit status (128+signal, 124 = timeout) is kept.
@@ -206,7 +206,8 @@ run_one() {
 	FAILED=$((FAILED + f))
 	status=PASS
 	[ "$f" -eq 0 ] || status=FAIL
-	echo "$status $name ($p passed, $f failed; exit $rc)"
+	# its time, so that what makes CI long shows (a figure, not a limit)
+	echo "$status $name ($p passed, $f failed; exit $rc; $((SECONDS - t0)) s)"
 	if [ "$status" = FAIL ]; then
 		tail -n 40 "$log" | sed 's/^/    | /'
 		echo "    (full log: $log)"
@@ -484,7 +485,7 @@ fuzz() {
 	fi
 	run_make "out/$flavor/$target" corpus
 	find "$seeds" -maxdepth 1 -type f -exec cp -n -t "$work/corpus" {} +
-	echo "Fuzzing $target for ${secs}s ($what); crashes go to $ROOT/$work/crashes/"
+	echo "Fuzzing $target for ${secs}s ($what); crashes go to $(abs "$work")/crashes/"
 
 	local cmd=("out/$flavor/$target" "$work/corpus" "$seeds")
 	[ -f "$dict" ] && cmd+=("-dict=$dict")
@@ -506,7 +507,7 @@ fuzz() {
 	mkdir -p "$work/logs"
 	log=$work/logs/$(date +%Y%m%d-%H%M%S)-${flavor//\//-}.log
 	ln -sfn "logs/$(basename "$log")" "$work/fuzz.log"
-	echo "   engine log: $ROOT/$log"
+	echo "   engine log: $(abs "$log")"
 	old_crashes=$(count_files "$work/crashes")
 	before=$(crash_names "$work/crashes")
 	start=$(date +%s)
@@ -553,16 +554,16 @@ fuzz() {
 		mv "$merged" "$work/corpus"
 	else
 		rm -rf "$merged"
-		echo "   (merging the corpus failed; kept as it was: $ROOT/$work/merge.log)"
+		echo "   (merging the corpus failed; kept as it was: $(abs "$work")/merge.log)"
 	fi
 	record_builds "$work/crashes" "$flavor" "$before"
 	crashes=$(count_files "$work/crashes")
 	echo
 	echo "== $target: libFuzzer exit status $rc ($(libfuzzer_status "$rc")) after $((end - start))s"
 	echo "   exec/s:  ${rate:-?}${units:+ ($units executions)}"
-	echo "   corpus:  $(count_files "$work/corpus") inputs in $ROOT/$work/corpus" \
+	echo "   corpus:  $(count_files "$work/corpus") inputs in $(abs "$work")/corpus" \
 		"(merged from $grown)"
-	echo "   crashes: $((crashes - old_crashes)) new this run, $crashes in all, in $ROOT/$work/crashes/"
+	echo "   crashes: $((crashes - old_crashes)) new this run, $crashes in all, in $(abs "$work")/crashes/"
 	if [ "$crashes" -gt "$old_crashes" ]; then
 		# what the engine said of the crash, from the log
 		grep -E '^vmafuzz: (invariant|model assertion)|ERROR: (AddressSanitizer|libFuzzer)|runtime error:|^SUMMARY:|Test unit written to' \
@@ -572,7 +573,7 @@ fuzz() {
 		echo "   triage:  out/vmafuzz triage $work/crashes   (each crash with the replay" \
 			"driver of the build that found it)"
 	fi
-	echo "   log:     $ROOT/$log"
+	echo "   log:     $(abs "$log")"
 	return "$rc"
 }
 

@@ -848,6 +848,7 @@ int mtree_run(const struct tree_backend *b, const uint8_t *data, size_t size)
 		mtref_log_free(&s.log[t]);
 		b->release(s.mt[t]);
 	}
+	tree_picture_spares_release();
 	mem_check_empty();
 	b->check_live(0);
 	exec_end(&x);

@@ -180,7 +180,40 @@ static bool pass_ops(struct minimizer *m)
 	return any;
 }
 
-/* A thread's operations: drop them all, else move them to thread 0. */
+/*
+ * Thread @f's operations as one block of thread 0's, tried at each place
+ * from the first: in the run they went where the schedule put them, often
+ * before thread 0's later operations, and a program of thread 0 alone is
+ * one the kernel can run (vmafuzz repro). Where they stood is the last
+ * place, tried already by the caller.
+ */
+static bool move_block(struct minimizer *m, unsigned f)
+{
+	struct prog_op rest[PROG_MAX_OPS], block[PROG_MAX_OPS];
+	unsigned nrest = 0, nblock = 0;
+
+	for (unsigned i = 0; i < m->best.nops; i++) {
+		if (m->best.ops[i].fiber == f) {
+			block[nblock] = m->best.ops[i];
+			block[nblock++].fiber = 0;
+		} else {
+			rest[nrest++] = m->best.ops[i];
+		}
+	}
+	for (unsigned at = 0; at < nrest && !stopped(m); at++) {
+		struct prog c = m->best;
+
+		memcpy(c.ops, rest, at * sizeof(rest[0]));
+		memcpy(c.ops + at, block, nblock * sizeof(block[0]));
+		memcpy(c.ops + at + nblock, rest + at, (nrest - at) * sizeof(rest[0]));
+		if (try(m, &c))
+			return true;
+	}
+	return false;
+}
+
+/* A thread's operations: drop them all, else move them to thread 0 where
+ * they stand, else as a block earlier in thread 0's. */
 static bool pass_fibers(struct minimizer *m)
 {
 	bool any = false;
@@ -198,7 +231,7 @@ static bool pass_fibers(struct minimizer *m)
 			has = true;
 			move.ops[i].fiber = 0;
 		}
-		if (has && !try(m, &drop) && !try(m, &move))
+		if (has && !try(m, &drop) && !try(m, &move) && !move_block(m, f))
 			continue;
 		any |= has;
 	}

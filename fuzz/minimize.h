@@ -11,7 +11,8 @@
  *
  *   ops     drop chunks of operations: halves, quarters, ..., single ones
  *   sched   drop the schedule, chunks of it, then move bytes towards 0
- *   fibers  drop a thread's operations, else move them to thread 0
+ *   fibers  drop a thread's operations, else move them to thread 0 (where
+ *           they stand, else as a block earlier)
  *   args    by argument kind: fail_at and fiber towards 0; selectors,
  *           numbers and choices towards 0; flag bits off one by one; a
  *           range's length towards 1, its mode and offsets towards 0;

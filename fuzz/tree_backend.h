@@ -47,6 +47,9 @@ struct tree_picture {
 void tree_picture_put(struct tree_picture *p, uint64_t w);
 bool tree_picture_equal(const struct tree_picture *a, const struct tree_picture *b);
 void tree_picture_free(struct tree_picture *p);
+/* Free the buffers tree_picture_free keeps for the next pictures: at a
+ * program's end, so that nothing of it reaches the next. */
+void tree_picture_spares_release(void);
 
 /*
  * dup_mmap's tree steps (the fork member below): the caller decides, entry

@@ -53,6 +53,12 @@ void tree_picture_free(struct tree_picture *p)
 	memset(p, 0, sizeof(*p));
 }
 
+void tree_picture_spares_release(void)
+{
+	while (nspares)
+		free(spares[--nspares].w);
+}
+
 bool tree_check_unchanged(const struct tree_backend *b, void *t, const struct tree_picture *before,
 			  enum check_id id, const char *what)
 {

@@ -59,6 +59,11 @@ static bool same_entry(const void *e, const void *se)
 	return e == se || (e == P->zero && se == S->zero);
 }
 
+/* one walk's buffer kept for the next (seen_init) */
+static struct seen_entry *seen_spare;
+static size_t seen_spare_cap;
+static bool seen_spare_taken;
+
 static void *pair_create(void)
 {
 	struct pair *x = calloc(1, sizeof(*x));
@@ -103,6 +108,15 @@ static void pair_release(void *t)
 	P->release(x->p);
 	S->release(x->s);
 	free(x);
+	/* the last pair gone (a program's end): its walks' spare goes too, so
+	 * that the next program grows it as this one did (tests/stable.sh) */
+	for (unsigned i = 0; i < PAIRS_MAX; i++)
+		if (pairs[i])
+			return;
+	MODEL_ASSERT(!seen_spare_taken);
+	free(seen_spare);
+	seen_spare = NULL;
+	seen_spare_cap = 0;
 }
 
 static int pair_store(void *t, uint64_t first, uint64_t last, void *entry)
@@ -217,10 +231,6 @@ struct seen {
 	size_t n, cap;
 	bool spare; /* v is seen_spare */
 };
-
-static struct seen_entry *seen_spare;
-static size_t seen_spare_cap;
-static bool seen_spare_taken;
 
 static void seen_init(struct seen *s)
 {

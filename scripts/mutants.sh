@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
 		--seed) number "$1" "$2" && seed=$2 ;;
 		--target) target=$2 ;;
 		--files) files=$2 ;;
-		--only) only=$2 ;;
+		--only) only=$2 && [ -n "$only" ] || die "--only takes FILE:LINE:OP:COL, not an empty word" ;;
 		esac
 		shift 2
 		;;

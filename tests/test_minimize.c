@@ -152,6 +152,42 @@ static bool test_keeps_the_operation_that_matters(void)
 	return true;
 }
 
+/* "a load ran before a store with v >= 7": as a thread's operation it ran
+ * first (the schedule put it there), in thread 0 only where it stands first. */
+static bool load_then_store_v7(const struct oracle *o, const struct prog *p)
+{
+	unsigned load = op_code(o->desc, "load");
+	bool load_before = false;
+
+	for (unsigned i = 0; i < p->nops; i++) {
+		if (p->ops[i].code == load && !p->ops[i].fiber)
+			load_before = true;
+		if (p->ops[i].code == o->code && p->ops[i].arg[5] >= 7)
+			for (unsigned j = 0; j < p->nops; j++)
+				if (p->ops[j].code == load && (p->ops[j].fiber || load_before))
+					return true;
+	}
+	return false;
+}
+
+static bool test_thread_moves_into_t0_where_it_ran(void)
+{
+	struct oracle o = {.fails = load_then_store_v7, .desc = mtree()};
+	struct minimize_stats st;
+	static struct prog p;
+	char text[512];
+
+	o.code = op_code(o.desc, "store");
+	ASSERT(parse(o.desc, "store mt1 @0x8:2 v9\nwalk mt0 @0:255\nt1: load mt0 e1+0:1\n", &p));
+	ASSERT(load_then_store_v7(&o, &p));
+	ASSERT_EQ(run(&o, &p, 2000, &st), MINIMIZE_FIXED_POINT);
+	/* neither dropped nor left in t1, nor in t0 where it stood (last): as
+	 * a block before the store */
+	ASSERT(!strcmp(text_of(o.desc, &p, text, sizeof(text)),
+		       "target fuzz_mtree\nload mt0 e0+0:1\nstore mt0 e0+0:1 v7\n"));
+	return true;
+}
+
 /* "an allocation fails at the third or later": fail_at >= 3 anywhere. */
 static bool fail_at_3(const struct oracle *o, const struct prog *p)
 {
@@ -386,6 +422,7 @@ int main(void)
 {
 	TEST(test_keeps_the_operation_that_matters);
 	TEST(test_fail_at_shrinks_to_its_threshold);
+	TEST(test_thread_moves_into_t0_where_it_ran);
 	TEST(test_schedule_kept_as_far_as_it_matters);
 	TEST(test_always_failing_leaves_nothing);
 	TEST(test_budget_is_never_exceeded);

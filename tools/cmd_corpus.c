@@ -304,6 +304,16 @@ static bool tmin_all(const char *bin, const char *dir, const char *log)
 	return ok;
 }
 
+/* Whether afl-cmin would refuse @path: it refuses any path (its input,
+ * output, target and working folders) whose name starts /tmp or /var/tmp. */
+static bool under_tmp(const char *path)
+{
+	char real[PATH_MAX];
+	const char *p = realpath(path, real) ? real : path;
+
+	return !strncmp(p, "/tmp", 4) || !strncmp(p, "/var/tmp", 8);
+}
+
 int cmd_corpus(int argc, char **argv)
 {
 	struct corpus_args a;
@@ -321,6 +331,20 @@ int cmd_corpus(int argc, char **argv)
 			: a.afl ? "./build.sh fuzz --afl builds it, or make afl"
 				: "./build.sh, or ./build.sh kernel for a kernel target");
 		return 2;
+	}
+	if (a.afl) {
+		const char *where = under_tmp(bin) ? bin : under_tmp(a.dirs[0]) ? a.dirs[0] : NULL;
+
+		if (where) {
+			fprintf(
+			    stderr,
+			    "vmafuzz corpus min: afl-cmin refuses to work under /tmp or /var/tmp, "
+			    "and %s is there: use a folder and a checkout elsewhere, or min "
+			    "without "
+			    "--afl\n",
+			    where);
+			return 2;
+		}
 	}
 	for (int i = 0; i < a.ndirs; i++)
 		had += count_inputs(a.dirs[i]);

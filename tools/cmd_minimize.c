@@ -9,6 +9,7 @@
  * Progress goes to stderr, the program (text) to stdout, its bytes to -o.
  */
 #include "cmd.h"
+#include "crash_build.h"
 #include "crash_opts.h"
 #include "crash_run.h"
 #include "crash_target.h"
@@ -16,7 +17,9 @@
 #include "minimize.h"
 #include "replay.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -143,6 +146,43 @@ static int first_bucket(const struct args *a, const struct prog *p, size_t size,
 	return crash_write_temp(b->buf, prog_encode(p, b->buf), b->tmp, sizeof(b->tmp)) ? 0 : 2;
 }
 
+/* Whether -o names a text program (FILE.txt): the text goes there, not the
+ * bytes; it names its target, so the commands after need no --target. */
+static bool is_text(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 4 && !strcmp(path + n - 4, ".txt");
+}
+
+static void print_text(FILE *f, const struct args *a, const struct fuzz_target *t,
+		       const struct bucket_oracle *b, const struct prog *p, size_t size0,
+		       unsigned nops0, size_t size, unsigned runs)
+{
+	fprintf(f, "# minimized from %s: %zu bytes (%u ops) -> %zu bytes (%u ops), %u runs\n",
+		a->in, size0, nops0, size, p->nops, runs);
+	fprintf(f, "# bucket: %s\n", b->bucket);
+	prog_print(f, t->desc, p, -1);
+}
+
+/*
+ * The minimized file keeps the build that found the crash (its folder's
+ * .builds, crash_build.h), so that triage, replay and regress run it on
+ * that build as they do the crash. With --replay the user chose the driver
+ * and names it again.
+ */
+static bool keep_build(const struct args *a)
+{
+	char build[PATH_MAX];
+
+	if (a->o.replay_dir || !crash_build_of(a->in, build, sizeof(build)) ||
+	    crash_build_record(a->out, build))
+		return true;
+	fprintf(stderr, "vmafuzz minimize: cannot record in %s's folder that build %s found it\n",
+		a->out, build);
+	return false;
+}
+
 /* The summary on stderr, the bytes to -o, the text on stdout. */
 static int report(const struct args *a, const struct fuzz_target *t, struct bucket_oracle *b,
 		  const struct prog *p, size_t size0, unsigned nops0, unsigned runs, bool capped)
@@ -153,14 +193,21 @@ static int report(const struct args *a, const struct fuzz_target *t, struct buck
 		"minimize: %s after %u runs: %zu bytes (%u ops) -> %zu bytes (%u ops), %s\n",
 		minimize_outcome_name(capped ? MINIMIZE_CAPPED : MINIMIZE_FIXED_POINT), runs, size0,
 		nops0, size, p->nops, b->bucket);
-	if (a->out && !crash_write_file(a->out, b->buf, size))
+	if (a->out && is_text(a->out)) {
+		FILE *f = fopen(a->out, "w");
+
+		if (!f || (print_text(f, a, t, b, p, size0, nops0, size, runs), fclose(f))) {
+			fprintf(stderr, "vmafuzz minimize: cannot write %s: %s\n", a->out,
+				strerror(errno));
+			return 2;
+		}
+	} else if (a->out && !crash_write_file(a->out, b->buf, size)) {
 		return 2;
-	if (!a->out || strcmp(a->out, "-")) {
-		printf("# minimized from %s: %zu bytes (%u ops) -> %zu bytes (%u ops), %u runs\n",
-		       a->in, size0, nops0, size, p->nops, runs);
-		printf("# bucket: %s\n", b->bucket);
-		prog_print(stdout, t->desc, p, -1);
 	}
+	if (a->out && strcmp(a->out, "-") && !keep_build(a))
+		return 2;
+	if (!a->out || strcmp(a->out, "-"))
+		print_text(stdout, a, t, b, p, size0, nops0, size, runs);
 	return 0;
 }
 

@@ -43,6 +43,23 @@ bool crash_build_of(const char *path, char *buf, size_t len)
 	return found;
 }
 
+bool crash_build_record(const char *path, const char *build)
+{
+	char dir[PATH_MAX], base[PATH_MAX], rec[PATH_MAX];
+	FILE *f;
+	bool ok;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir) ||
+	    snprintf(base, sizeof(base), "%s", path) >= (int)sizeof(base) ||
+	    snprintf(rec, sizeof(rec), "%s/.builds", dirname(dir)) >= (int)sizeof(rec))
+		return false;
+	f = fopen(rec, "a");
+	if (!f)
+		return false;
+	ok = fprintf(f, "%s %s\n", basename(base), build) > 0;
+	return fclose(f) == 0 && ok;
+}
+
 int crash_builds_in(const char *dir, char *buf, size_t len)
 {
 	char rec[PATH_MAX], line[PATH_MAX + 64];

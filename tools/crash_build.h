@@ -18,6 +18,11 @@
  * folder records none for it. */
 bool crash_build_of(const char *path, char *buf, size_t len);
 
+/* Record in @path's folder's .builds that @build found it (a file made from
+ * a crash, such as its minimized form, keeps the crash's build); false if
+ * that file cannot be written. */
+bool crash_build_record(const char *path, const char *build);
+
 /* The builds recorded in folder @dir's .builds: 0 (none), 1 (one, into
  * @buf) or 2 (more than one; the first into @buf). */
 int crash_builds_in(const char *dir, char *buf, size_t len);

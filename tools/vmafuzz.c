@@ -73,7 +73,9 @@ static const struct command commands[] = {
      "or zero schedule bytes, then simplify arguments (fail_at, range lengths,\n"
      "other bytes towards 0, config bits), repeated to a fixed point or N runs of\n"
      "the driver (default 2000). Prints the program as text, writes its bytes to\n"
-     "OUT ('-': stdout), and reports runs and sizes on stderr.",
+     "OUT ('-': stdout; OUT.txt: the text, which names its target), and reports\n"
+     "runs and sizes on stderr. OUT keeps the build that found the crash (its\n"
+     "folder's .builds), for triage, replay and regress.",
      cmd_minimize},
     {"regress", "regress [--target T] [--replay DIR] [--why TEXT] [--root DIR] FILE",
      "Store a crash (minimize it first) as a text program in\n"

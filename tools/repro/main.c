@@ -259,8 +259,8 @@ int main(void)
 			return repro_skip("%s", "could not tell whether this kernel maps the zero "
 						"page on a read fault of private anonymous memory");
 		steps = repro_steps[!zero];
-		repro_say("this kernel %s on a read fault of private anonymous memory: the "
-			  "model's views for that",
+		repro_say("this kernel %s on a read fault of private anonymous memory: it is "
+			  "compared with the model's views for such a kernel",
 			  zero ? "maps the zero page" : "allocates a page (no zero page)");
 	}
 	for (unsigned i = 0; i < repro_nsteps; i++)

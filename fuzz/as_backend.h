@@ -59,9 +59,12 @@ struct as_vma {
 #define AS_VM_MAYWRITE 0x20ull
 #define AS_VM_MAYEXEC 0x40ull
 #define AS_VM_MAYSHARE 0x80ull
+#define AS_VM_GROWSDOWN 0x100ull
 #define AS_VM_UFFD_MISSING 0x200ull
 #define AS_VM_UFFD_WP 0x1000ull
+#define AS_VM_LOCKED 0x2000ull
 #define AS_VM_DONTCOPY 0x20000ull
+#define AS_VM_LOCKONFAULT 0x80000ull
 #define AS_VM_ACCOUNT 0x100000ull
 #define AS_VM_WIPEONFORK 0x2000000ull
 #define AS_VM_UFFD_MINOR (1ull << 41)

@@ -34,12 +34,13 @@ const char *as_vma_more(const struct as_vma *v, char *buf, size_t len)
 
 	snprintf(buf, len,
 		 "pgoff 0x%" PRIx64 " pss %" PRIu64 "k pss_dirty %" PRIu64 "k shared %" PRIu64
-		 "k/%" PRIu64 "k private %" PRIu64 "k/%" PRIu64 "k%s%s%s%s%s%s%s",
+		 "k/%" PRIu64 "k private %" PRIu64 "k/%" PRIu64 "k%s%s%s%s%s%s%s%s",
 		 v->pgoff, v->pss_kb, v->pss_dirty_kb, v->shared_clean * kb, v->shared_dirty * kb,
 		 v->private_clean * kb, v->private_dirty * kb, f & AS_VM_MAYREAD ? " mr" : "",
 		 f & AS_VM_MAYWRITE ? " mw" : "", f & AS_VM_MAYEXEC ? " me" : "",
-		 f & AS_VM_SHARED ? " sh" : "", f & AS_VM_UFFD_MISSING ? " um" : "",
-		 f & AS_VM_UFFD_WP ? " uw" : "", f & AS_VM_UFFD_MINOR ? " ui" : "");
+		 f & AS_VM_SHARED ? " sh" : "", f & AS_VM_GROWSDOWN ? " gd" : "",
+		 f & AS_VM_UFFD_MISSING ? " um" : "", f & AS_VM_UFFD_WP ? " uw" : "",
+		 f & AS_VM_UFFD_MINOR ? " ui" : "");
 	return buf;
 }
 
@@ -51,10 +52,11 @@ const char *as_vma_str(const struct as_vma *v, uint64_t base, char *buf, size_t 
 	unsigned kb = (1u << MMF_PAGE_SHIFT) / 1024;
 
 	snprintf(buf, len,
-		 "@0x%" PRIx64 "-0x%" PRIx64 " %s %s %s %s rss %" PRIu64 "k anon %" PRIu64 "k",
+		 "@0x%" PRIx64 "-0x%" PRIx64 " %s %s %s %s%s%s rss %" PRIu64 "k anon %" PRIu64 "k",
 		 (v->start - base) >> MMF_PAGE_SHIFT, (v->end - base) >> MMF_PAGE_SHIFT, perm,
 		 v->flags & AS_VM_ACCOUNT ? "ac" : "--", v->flags & AS_VM_DONTCOPY ? "dc" : "--",
-		 v->flags & AS_VM_WIPEONFORK ? "wf" : "--", v->rss * kb, v->anon * kb);
+		 v->flags & AS_VM_WIPEONFORK ? "wf" : "--", v->flags & AS_VM_LOCKED ? " lo" : "",
+		 v->flags & AS_VM_LOCKONFAULT ? " lf" : "", v->rss * kb, v->anon * kb);
 	return buf;
 }
 

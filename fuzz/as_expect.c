@@ -6,6 +6,7 @@
  */
 #include "as_expect.h"
 
+#include "as_expect_edit.h"
 #include "as_expect_map.h"
 #include "runtime/check.h"
 
@@ -14,27 +15,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PG(addr) ((addr) >> MMF_PAGE_SHIFT)
-#define PAGE (1ull << MMF_PAGE_SHIFT)
-/* Pages as a program names them: from the window's start. */
-#define AT(x) ((uint64_t)((x)-PG(MMF_WINDOW_LO)))
 #define ALL_PROCS ((1u << MMF_MAX_PROCS) - 1)
-#define WHOLE_LO 0ull
-#define WHOLE_HI UINT64_MAX
 
 /* The kernel's madvise advice the expectation follows. */
 enum {
 	ADV_DONTNEED = 4,
+	ADV_FREE = 8,
 	ADV_DONTFORK = 10,
 	ADV_DOFORK = 11,
 	ADV_WIPEONFORK = 18,
-	ADV_KEEPONFORK = 19
+	ADV_KEEPONFORK = 19,
+	ADV_COLD = 20,
+	ADV_PAGEOUT = 21,
+	ADV_POPULATE_READ = 22,
+	ADV_POPULATE_WRITE = 23,
+	ADV_DONTNEED_LOCKED = 24
 };
-
-static unsigned proc_of(const struct mm_call *c)
-{
-	return c->a.proc % MMF_MAX_PROCS;
-}
 
 void as_expect_init(struct as_expect *e)
 {
@@ -55,22 +51,22 @@ void as_expect_free(struct as_expect *e)
 
 /* Changes of a process's expected pages go through these: a check compares
  * it again (as_expect_check.c). */
-static void map_set(struct as_expect *e, unsigned p, uint64_t first, uint64_t last, void *entry)
+void exp_set(struct as_expect *e, unsigned p, uint64_t first, uint64_t last, void *entry)
 {
 	exp_map_set(&e->map[p], first, last, entry);
 	e->mapgen[p]++;
 }
 
-static void map_edit(struct as_expect *e, unsigned p, uint64_t first, uint64_t last, exp_edit_fn fn,
-		     void *arg)
+void exp_edit(struct as_expect *e, unsigned p, uint64_t first, uint64_t last, exp_edit_fn fn,
+	      void *arg)
 {
 	exp_map_edit(&e->st, &e->map[p], first, last, fn, arg);
 	e->mapgen[p]++;
 }
 
 /* ... and those that change only what pages hold, not their mapping. */
-static void map_edit_data(struct as_expect *e, unsigned p, uint64_t first, uint64_t last,
-			  exp_edit_fn fn, void *arg)
+void exp_edit_data(struct as_expect *e, unsigned p, uint64_t first, uint64_t last, exp_edit_fn fn,
+		   void *arg)
 {
 	exp_map_edit(&e->st, &e->map[p], first, last, fn, arg);
 	e->datagen[p]++;
@@ -108,6 +104,29 @@ static void call_pages(const struct mm_call *c, uint64_t *lo, uint64_t *hi)
 	*hi = c->start + len < c->start ? WHOLE_HI : PG(c->start + len + PAGE - 1);
 }
 
+static void describe_touch(const struct as_expect *e, const struct mm_call *c, struct exp_call *x)
+{
+	uint16_t me = (uint16_t)(1u << proc_of(c));
+
+	/* shared data is compared as a whole: an object's offsets need not
+	 * follow the addresses that map it */
+	x->rmaps = me;
+	x->robj = true;
+	if (c->a.access == 1) {
+		x->wmaps = me;
+		x->wobj = true;
+	}
+	/* a hole it reaches may let a stack above grow down (one that is
+	 * there, or that calls beside it make, move or uncover): what anyone
+	 * changes above may change that, and the growth changes the mapping
+	 * up to the stack */
+	x->hole = exp_touch_hole(e, proc_of(c), x->lo, x->hi);
+	if (x->hole) {
+		x->grow_hi = WHOLE_HI;
+		x->wmaps = me;
+	}
+}
+
 static void describe(const struct as_expect *e, const struct mm_call *c, uint32_t held,
 		     struct exp_call *x)
 {
@@ -131,17 +150,19 @@ static void describe(const struct as_expect *e, const struct mm_call *c, uint32_
 	case MMF_OP_MUNMAP:
 	case MMF_OP_MPROTECT:
 	case MMF_OP_MADVISE:
+	case MMF_OP_MLOCK:
+	case MMF_OP_MUNLOCK:
 		x->wmaps = me;
 		break;
+	case MMF_OP_MREMAP:   /* the new place may be anywhere */
+	case MMF_OP_MLOCKALL: /* every mapping, and the later ones */
+	case MMF_OP_MUNLOCKALL:
+		x->wmaps = me;
+		x->lo = WHOLE_LO;
+		x->hi = WHOLE_HI;
+		break;
 	case MMF_OP_TOUCH:
-		/* shared data is compared as a whole: an object's offsets need
-		 * not follow the addresses that map it */
-		x->rmaps = me;
-		x->robj = true;
-		if (c->a.access == 1) {
-			x->wmaps = me;
-			x->wobj = true;
-		}
+		describe_touch(e, c, x);
 		break;
 	case MMF_OP_UFFD_CREATE:
 		x->wfds = me;
@@ -180,7 +201,9 @@ static void describe(const struct as_expect *e, const struct mm_call *c, uint32_
 /* Whether @b, in flight beside @a, may change what @a reads or writes. */
 static bool affects(const struct exp_call *b, const struct exp_call *a)
 {
-	bool ranges = a->lo < b->hi && b->lo < a->hi;
+	uint64_t ahi = a->grow_hi > a->hi ? a->grow_hi : a->hi;
+	uint64_t bhi = b->grow_hi > b->hi ? b->grow_hi : b->hi;
+	bool ranges = a->lo < bhi && b->lo < ahi;
 
 	return ((b->wmaps & (a->rmaps | a->wmaps)) && ranges) || (b->wfds & (a->rfds | a->wfds)) ||
 	       (b->wobj && (a->robj || a->wobj));
@@ -196,10 +219,12 @@ static void mark(struct exp_call *a, const struct exp_call *b)
 		return;
 	}
 	if (b->wmaps & a->rmaps) {
+		uint64_t bhi = b->grow_hi > b->hi ? b->grow_hi : b->hi;
+
 		if (b->lo < a->dirty_lo)
 			a->dirty_lo = b->lo;
-		if (b->hi > a->dirty_hi)
-			a->dirty_hi = b->hi;
+		if (bhi > a->dirty_hi)
+			a->dirty_hi = bhi;
 	}
 	if (b->wfds & (a->rfds | a->wfds))
 		a->fds_dirty = true;
@@ -223,21 +248,21 @@ static bool set_unknown(struct exp_store *e, struct exp_rec *r, uint64_t first, 
 
 /* Pages [lo, hi) of @p: @what becomes unknown where they are mapped; with
  * EU_MAP, unmapped pages too. */
-static void unknown(struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi, uint8_t what)
+void exp_unknown(struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi, uint8_t what)
 {
 	if (lo >= hi)
 		return;
 	if (what & EU_MAP) {
-		struct exp_rec r = {.unknown = EU_MAP | EU_ATTR | EU_UFFD | EU_DATA};
+		struct exp_rec r = {.unknown = EU_MAP | EU_ATTR | EU_UFFD | EU_DATA | EU_PGOFF};
 
-		map_set(e, p, lo, hi - 1, exp_rec_new(&e->st, &r));
+		exp_set(e, p, lo, hi - 1, exp_rec_new(&e->st, &r));
 		return;
 	}
-	map_edit(e, p, lo, hi - 1, set_unknown, (void *)(uintptr_t)what);
+	exp_edit(e, p, lo, hi - 1, set_unknown, (void *)(uintptr_t)what);
 }
 
 /* The record of page @x of @p, or NULL: unmapped. */
-static const struct exp_rec *rec_at(const struct as_expect *e, unsigned p, uint64_t x)
+const struct exp_rec *exp_rec_at(const struct as_expect *e, unsigned p, uint64_t x)
 {
 	const struct mtref *m = &e->map[p];
 	size_t i = exp_map_lower(m, x);
@@ -246,8 +271,8 @@ static const struct exp_rec *rec_at(const struct as_expect *e, unsigned p, uint6
 }
 
 /* The first page of [lo, hi) of @p whose record @ok refuses (hi: none). */
-static uint64_t first_not(const struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi,
-			  bool (*ok)(const struct exp_rec *r))
+uint64_t exp_first_not(const struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi,
+		       bool (*ok)(const struct exp_rec *r))
 {
 	const struct mtref *m = &e->map[p];
 
@@ -259,6 +284,29 @@ static uint64_t first_not(const struct as_expect *e, unsigned p, uint64_t lo, ui
 		at = m->v[i].last + 1;
 	}
 	return hi;
+}
+
+static bool private_copy(struct exp_store *e, struct exp_rec *r, uint64_t first, uint64_t last,
+			 void *arg)
+{
+	bool only_locked = arg != NULL;
+
+	(void)e;
+	(void)first;
+	(void)last;
+	if ((r->unknown & (EU_MAP | EU_DATA)) || (r->flags & AS_VM_MAYSHARE) || !r->obj)
+		return false;
+	if (!(r->unknown & EU_ATTR) &&
+	    (!(r->flags & AS_VM_WRITE) || (only_locked && !(r->flags & AS_VM_LOCKED))))
+		return false;
+	r->unknown |= EU_DATA;
+	return true;
+}
+
+void exp_private_copies(struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi, bool only_locked)
+{
+	if (lo < hi)
+		exp_edit_data(e, p, lo, hi - 1, private_copy, only_locked ? (void *)1 : NULL);
 }
 
 static bool known_mapped(const struct exp_rec *r)
@@ -275,14 +323,20 @@ static void mmap_end(struct as_expect *e, const struct mm_call *c, const struct 
 	if (c->result < 0) {
 		/* MAP_FIXED unmapped the old range before it failed to map */
 		if (c->a.place == MMF_FIXED && c->result == -ENOMEM)
-			unknown(e, p, PG(c->start), PG(c->start + len), EU_MAP);
+			exp_unknown(e, p, PG(c->start), PG(c->start + len), EU_MAP);
 		return;
 	}
 	if (x->conflicted) {
-		unknown(e, p, PG(at), PG(at + len), EU_MAP);
+		exp_unknown(e, p, PG(at), PG(at + len), EU_MAP);
 		return;
 	}
 	r.flags = (uint64_t)mmf_prot(c->a.prot); /* PROT_* are VM_* */
+	/* MAP_LOCKED, or mlockall(MCL_FUTURE) before; MAP_GROWSDOWN */
+	r.flags |= (e->def_lock[p] & EXP_LOCK_FLAGS) |
+		   (c->a.prot & MMF_MAP_LOCKED ? AS_VM_LOCKED : 0) |
+		   (c->a.prot & MMF_MAP_GROWSDOWN ? AS_VM_GROWSDOWN : 0);
+	if (e->def_lock[p] & EXP_DEF_VAGUE)
+		r.unknown |= EU_ATTR;
 	if (c->a.kind == MMF_PRIVATE_ANON) {
 		r.data = ED_ZERO;
 	} else {
@@ -298,7 +352,10 @@ static void mmap_end(struct as_expect *e, const struct mm_call *c, const struct 
 		if (c->a.kind != MMF_PRIVATE_FILE)
 			r.flags |= AS_VM_MAYSHARE;
 	}
-	map_set(e, p, PG(at), PG(at + len) - 1, exp_rec_new(&e->st, &r));
+	exp_set(e, p, PG(at), PG(at + len) - 1, exp_rec_new(&e->st, &r));
+	/* populated (MAP_POPULATE, locked): write faults copy private pages */
+	if (mmf_populates(&c->a) || (e->def_lock[p] & (AS_VM_LOCKED | EXP_DEF_VAGUE)))
+		exp_private_copies(e, p, PG(at), PG(at + len), false);
 }
 
 static void munmap_end(struct as_expect *e, const struct mm_call *c, const struct exp_call *x)
@@ -308,9 +365,9 @@ static void munmap_end(struct as_expect *e, const struct mm_call *c, const struc
 	if (c->result < 0)
 		return; /* unmaps nothing when it fails */
 	if (x->conflicted)
-		unknown(e, p, x->lo, x->hi, EU_MAP);
+		exp_unknown(e, p, x->lo, x->hi, EU_MAP);
 	else if (x->lo < x->hi)
-		map_set(e, p, x->lo, x->hi - 1, NULL);
+		exp_set(e, p, x->lo, x->hi - 1, NULL);
 }
 
 static bool set_prot(struct exp_store *e, struct exp_rec *r, uint64_t first, uint64_t last,
@@ -334,17 +391,20 @@ static void mprotect_end(struct as_expect *e, const struct mm_call *c, const str
 
 	if (c->result && c->result != -ENOMEM)
 		return; /* refused at once */
+	/* a locked mapping made writable is populated: private copies */
+	if (c->a.prot & 2)
+		exp_private_copies(e, p, x->lo, x->hi, true);
 	if (x->conflicted) {
-		unknown(e, p, x->lo, x->hi, EU_ATTR);
+		exp_unknown(e, p, x->lo, x->hi, EU_ATTR);
 		return;
 	}
-	hole = c->result ? first_not(e, p, x->lo, x->hi, known_mapped) : x->hi;
+	hole = c->result ? exp_first_not(e, p, x->lo, x->hi, known_mapped) : x->hi;
 	if (c->result && (fired || e->limited[p]))
-		unknown(e, p, x->lo, hole, EU_ATTR); /* a split failed somewhere */
+		exp_unknown(e, p, x->lo, hole, EU_ATTR); /* a split failed somewhere */
 	else if (x->lo < hole)
-		map_edit(e, p, x->lo, hole - 1, set_prot, prot);
-	if (hole < x->hi && rec_at(e, p, hole))
-		unknown(e, p, hole, x->hi, EU_ATTR); /* may have gone on */
+		exp_edit(e, p, x->lo, hole - 1, set_prot, prot);
+	if (hole < x->hi && exp_rec_at(e, p, hole))
+		exp_unknown(e, p, hole, x->hi, EU_ATTR); /* may have gone on */
 }
 
 static bool advise(struct exp_store *e, struct exp_rec *r, uint64_t first, uint64_t last, void *arg)
@@ -356,12 +416,20 @@ static bool advise(struct exp_store *e, struct exp_rec *r, uint64_t first, uint6
 	(void)last;
 	switch (advice) {
 	case ADV_DONTNEED:
+	case ADV_DONTNEED_LOCKED:
 		/* private data goes: anonymous memory reads zero, a private
 		 * file page its file; shared data stays in its object */
 		if (r->flags & AS_VM_MAYSHARE)
 			return false;
 		r->data = r->obj ? ED_OBJECT : ED_ZERO;
 		r->unknown &= (uint8_t)~EU_DATA;
+		return true;
+	case ADV_FREE:
+		/* private anonymous pages lazily freed: reclaim may drop them
+		 * (zeros) until a write keeps them */
+		if (r->obj || (r->unknown & EU_DATA))
+			return false;
+		r->unknown |= EU_DATA;
 		return true;
 	case ADV_DONTFORK:
 		r->flags |= AS_VM_DONTCOPY;
@@ -379,40 +447,62 @@ static bool advise(struct exp_store *e, struct exp_rec *r, uint64_t first, uint6
 	return false;
 }
 
-/* Where wipeonfork's -EINVAL stopped it in [lo, hi): the first mapped page
- * that is not private anonymous memory (hi: none); *@sure when known. */
-static uint64_t wipe_stop(const struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi,
-			  bool *sure)
+/* Whether @advice refuses a mapped page of record @r with -EINVAL: 1 yes,
+ * 0 no, -1 not known. wipeonfork takes private anonymous memory only, free
+ * private anonymous memory not locked, dontneed memory not locked. */
+static int refuses(const struct exp_rec *r, int advice)
+{
+	bool lockable = advice == ADV_DONTNEED || advice == ADV_FREE;
+
+	if (r->unknown & EU_MAP)
+		return -1;
+	if ((advice == ADV_WIPEONFORK || advice == ADV_FREE) && r->obj)
+		return 1;
+	if (lockable && (r->unknown & EU_ATTR))
+		return -1;
+	return lockable && (r->flags & AS_VM_LOCKED);
+}
+
+/* Where an advice's -EINVAL stopped it in [lo, hi): the first mapped page
+ * it refuses (hi: none); *@sure when known. */
+static uint64_t advice_stop(const struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi,
+			    int advice, bool *sure)
 {
 	const struct mtref *m = &e->map[p];
 
 	*sure = true;
 	for (size_t i = exp_map_lower(m, lo); i < m->n && m->v[i].first < hi; i++) {
-		const struct exp_rec *r = exp_rec(&e->st, m->v[i].entry);
+		int no = refuses(exp_rec(&e->st, m->v[i].entry), advice);
 		uint64_t at = m->v[i].first > lo ? m->v[i].first : lo;
 
-		if (r->unknown & EU_MAP) {
-			*sure = false;
-			return at;
-		}
-		if (r->obj)
+		*sure = no >= 0;
+		if (no)
 			return at;
 	}
 	return hi;
 }
 
 /* madvise: every mapped page of the range (holes: -ENOMEM after all of
- * them); wipeonfork stops at the first page it cannot take (-EINVAL). */
+ * them); wipeonfork, free and dontneed stop at the first page they cannot
+ * take (-EINVAL). cold, pageout and the populates change nothing the
+ * expectation says: pages reclaimed or faulted in hold what they held. */
 static void madvise_end(struct as_expect *e, const struct mm_call *c, const struct exp_call *x)
 {
 	unsigned p = proc_of(c);
 	int advice = mmf_advice(c->a.advice);
-	uint8_t what = advice == ADV_DONTNEED ? EU_DATA : EU_ATTR;
+	bool data = advice == ADV_DONTNEED || advice == ADV_DONTNEED_LOCKED || advice == ADV_FREE;
+	uint8_t what = data ? EU_DATA : EU_ATTR;
 	uint64_t stop = x->hi;
 	bool sure = true;
 
-	if (c->result == -EINVAL && advice == ADV_WIPEONFORK && c->len) {
-		stop = wipe_stop(e, p, x->lo, x->hi, &sure);
+	if (advice == ADV_POPULATE_WRITE) /* write faults copy private pages */
+		exp_private_copies(e, p, x->lo, x->hi, false);
+	if (advice == ADV_COLD || advice == ADV_PAGEOUT || advice == ADV_POPULATE_READ ||
+	    advice == ADV_POPULATE_WRITE)
+		return;
+	if (c->result == -EINVAL && c->len &&
+	    (advice == ADV_WIPEONFORK || advice == ADV_FREE || advice == ADV_DONTNEED)) {
+		stop = advice_stop(e, p, x->lo, x->hi, advice, &sure);
 		if (stop == x->hi)
 			return; /* refused before any change */
 	} else if (c->result && c->result != -ENOMEM && c->result != -EAGAIN) {
@@ -420,14 +510,14 @@ static void madvise_end(struct as_expect *e, const struct mm_call *c, const stru
 	}
 	if (x->conflicted || c->result == -EAGAIN) {
 		/* -EAGAIN: a split failed after the VMAs before it changed */
-		unknown(e, p, x->lo, x->hi, what);
+		exp_unknown(e, p, x->lo, x->hi, what);
 		return;
 	}
 	if (x->lo < stop)
-		(advice == ADV_DONTNEED ? map_edit_data : map_edit)(e, p, x->lo, stop - 1, advise,
-								    (void *)(uintptr_t)advice);
+		(data ? exp_edit_data : exp_edit)(e, p, x->lo, stop - 1, advise,
+						  (void *)(uintptr_t)advice);
 	if (!sure)
-		unknown(e, p, stop, x->hi, what);
+		exp_unknown(e, p, stop, x->hi, what);
 }
 
 /* ---- touch --------------------------------------------------------------- */
@@ -489,22 +579,22 @@ static void touch_write_end(struct as_expect *e, const struct mm_call *c, const 
 	if (x->conflicted)
 		done = x->lo;
 	else if (c->result == -EFAULT)
-		done = first_not(e, p, x->lo, x->hi, writable);
+		done = exp_first_not(e, p, x->lo, x->hi, writable);
 	else if (c->result)
 		done = x->lo;
 	if (x->lo < done)
-		map_edit_data(e, p, x->lo, done - 1, write_run, &w);
+		exp_edit_data(e, p, x->lo, done - 1, write_run, &w);
 	if (done == x->hi)
 		return;
 	/* from the page it stopped at, not known: written or not? */
 	if (c->result == -EFAULT && !x->conflicted) {
-		const struct exp_rec *r = rec_at(e, p, done);
+		const struct exp_rec *r = exp_rec_at(e, p, done);
 
 		if (!r || !(r->unknown & (EU_MAP | EU_ATTR)))
 			return; /* surely not writable: the write stopped there */
 	}
 	w.known = false;
-	map_edit_data(e, p, done, x->hi - 1, write_run, &w);
+	exp_edit_data(e, p, done, x->hi - 1, write_run, &w);
 }
 
 static const char *value_str(uint64_t v, char *buf, size_t len)
@@ -539,7 +629,7 @@ static void touch_read_end(struct as_expect *e, const struct mm_call *c, const s
 	if (!c->seen || x->conflicted || !e->live[p] || x->gen != e->gen[p])
 		return;
 	for (uint64_t k = 0; x->lo + k < x->hi; k++) {
-		const struct exp_rec *r = rec_at(e, p, x->lo + k);
+		const struct exp_rec *r = exp_rec_at(e, p, x->lo + k);
 		uint64_t v;
 
 		if (c->seen[k] == MMF_NOT_SEEN) {
@@ -609,9 +699,9 @@ static void reg_apply(struct as_expect *e, uint32_t fd, uint64_t lo, uint64_t hi
 		if (!(who & (1u << o)) || !e->live[o] || lo >= hi)
 			continue;
 		if (EXP_FD_IS_VAGUE(fd))
-			unknown(e, o, lo, hi, EU_UFFD);
+			exp_unknown(e, o, lo, hi, EU_UFFD);
 		else
-			map_edit(e, o, lo, hi - 1, reg_run, (void *)g);
+			exp_edit(e, o, lo, hi - 1, reg_run, (void *)g);
 	}
 }
 
@@ -623,7 +713,8 @@ static void uffd_create_end(struct as_expect *e, const struct mm_call *c, const 
 		return;
 	/* the result names the slot; the context is on the process's mm */
 	if (e->live[p] && x->gen == e->gen[p])
-		e->fd[p][c->result] = exp_ctx_new(&e->st, p, c->a.features == 1);
+		e->fd[p][c->result] =
+		    exp_ctx_new(&e->st, p, c->a.features & 1, (c->a.features & 2) != 0);
 	else
 		e->fd[p][c->result] = EXP_FD_VAGUE(EXP_NOBODY);
 }
@@ -722,6 +813,7 @@ static bool child_rec(struct as_expect *e, const struct exp_rec *pr, unsigned q,
 	}
 	if (pr->flags & AS_VM_DONTCOPY)
 		return false;
+	r->flags &= ~EXP_LOCK_FLAGS;	    /* mlock is not inherited */
 	if (pr->flags & AS_VM_WIPEONFORK) { /* a clean slate: zeros */
 		r->data = ED_ZERO;
 		r->unknown &= (uint8_t)~EU_DATA;
@@ -740,7 +832,8 @@ static bool child_rec(struct as_expect *e, const struct exp_rec *pr, unsigned q,
 			;
 		if (i == fu->n) {
 			fu->old[i] = pr->ctx;
-			fu->new[i] = exp_ctx_new(&e->st, q, true);
+			fu->new[i] =
+			    exp_ctx_new(&e->st, q, true, e->st.ctx[pr->ctx - 1].event_remap);
 			fu->n++;
 		}
 		r->ctx = fu->new[i];
@@ -775,7 +868,7 @@ static void hand_out(struct as_expect *e, unsigned p, unsigned q, const struct e
 
 	if (!fds) {
 		if (q < MMF_MAX_PROCS)
-			map_edit(e, q, WHOLE_LO, WHOLE_HI - 1, drop_ctx, NULL);
+			exp_edit(e, q, WHOLE_LO, WHOLE_HI - 1, drop_ctx, NULL);
 		return;
 	}
 	for (unsigned s = 0; s < MMF_FDS; s++)
@@ -790,7 +883,7 @@ static void hand_out(struct as_expect *e, unsigned p, unsigned q, const struct e
 				e->fd[p][s] = EXP_FD_VAGUE(EXP_ANYONE);
 		/* some may have been closed for want of an fd */
 		if (q < MMF_MAX_PROCS && (fu->n || fu->unsure))
-			unknown(e, q, WHOLE_LO, WHOLE_HI, EU_UFFD);
+			exp_unknown(e, q, WHOLE_LO, WHOLE_HI, EU_UFFD);
 		return;
 	}
 	for (unsigned i = 0; i < fu->n; i++) {
@@ -799,7 +892,7 @@ static void hand_out(struct as_expect *e, unsigned p, unsigned q, const struct e
 		if (k < MMF_FDS)
 			e->fd[p][k] = fu->new[i];
 		else if (q < MMF_MAX_PROCS) /* closed: its pages unregistered */
-			map_edit(e, q, WHOLE_LO, WHOLE_HI - 1, drop_ctx,
+			exp_edit(e, q, WHOLE_LO, WHOLE_HI - 1, drop_ctx,
 				 (void *)(uintptr_t)fu->new[i]);
 	}
 }
@@ -818,13 +911,13 @@ static void fork_copy(struct as_expect *e, unsigned p, unsigned q, const struct 
 
 		if (child_rec(e, exp_rec(&e->st, pm->v[i].entry), into, &fu, &r) &&
 		    q < MMF_MAX_PROCS)
-			map_set(e, q, pm->v[i].first, pm->v[i].last, exp_rec_new(&e->st, &r));
+			exp_set(e, q, pm->v[i].first, pm->v[i].last, exp_rec_new(&e->st, &r));
 	}
 	if (q < MMF_MAX_PROCS) {
 		for (unsigned i = 0; i < fu.n; i++)
 			e->st.ctx[fu.new[i] - 1].owner = (uint8_t)q;
 		if (x->dirty_lo < x->dirty_hi) /* others changed the parent meanwhile */
-			unknown(e, q, x->dirty_lo, x->dirty_hi, EU_MAP);
+			exp_unknown(e, q, x->dirty_lo, x->dirty_hi, EU_MAP);
 	} else {
 		for (unsigned i = 0; i < fu.n; i++)
 			e->st.ctx[fu.new[i] - 1].owner = EXP_NOBODY;
@@ -863,6 +956,7 @@ static void fork_end(struct as_expect *e, const struct as_backend *b, void *as,
 	e->live[q] = true;
 	e->gen[q]++;
 	e->limited[q] = e->limited[p];
+	e->def_lock[q] = 0; /* mlockall's is not inherited either */
 	map_clear(e, q);
 	memset(e->fd[q], 0, sizeof(e->fd[q]));
 	fork_copy(e, p, q, x, fds);
@@ -930,7 +1024,7 @@ static void uffd_lost(struct as_expect *e, const struct mm_call *c, const struct
 		return;
 	for (unsigned o = 0; o < MMF_MAX_PROCS; o++)
 		if (e->live[o])
-			unknown(e, o, x->lo, x->hi, EU_UFFD);
+			exp_unknown(e, o, x->lo, x->hi, EU_UFFD);
 }
 
 static void end_call(struct as_expect *e, const struct as_backend *b, void *as,
@@ -959,10 +1053,26 @@ static void end_call(struct as_expect *e, const struct as_backend *b, void *as,
 			madvise_end(e, c, &x);
 		break;
 	case MMF_OP_TOUCH:
+		if (here)
+			exp_touch_stacks(e, c, &x, fired);
 		if (c->a.access == 1)
 			touch_write_end(e, c, &x);
 		else
 			touch_read_end(e, c, &x);
+		break;
+	case MMF_OP_MREMAP:
+		if (here)
+			exp_mremap_end(e, c, &x, fired);
+		break;
+	case MMF_OP_MLOCK:
+	case MMF_OP_MUNLOCK:
+		if (here)
+			exp_mlock_end(e, c, &x, fired);
+		break;
+	case MMF_OP_MLOCKALL:
+	case MMF_OP_MUNLOCKALL:
+		if (here)
+			exp_mlockall_end(e, c, &x, fired);
 		break;
 	case MMF_OP_UFFD_CREATE:
 		uffd_create_end(e, c, &x);

@@ -5,8 +5,9 @@
  * operation's effect. A state can be self-consistent and wrong (an mprotect
  * that does nothing breaks no structural invariant); this says, from the
  * calls and their results alone, which pages of each process are mapped,
- * with which permissions (r w x), sharing, fork flags (dontcopy,
- * wipeonfork) and file offset (MM_EXPECTED_STATE), which userfaultfd
+ * with which permissions (r w x), sharing, stack (growsdown), lock (locked,
+ * lockonfault) and fork flags (dontcopy, wipeonfork) and file offset
+ * (MM_EXPECTED_STATE), which userfaultfd
  * context each page is registered with and in which modes
  * (MM_EXPECTED_UFFD), and what each page holds (MM_EXPECTED_DATA: page
  * data, mm_ops.h), and reports when the backend's VMAs, resident pages or
@@ -14,12 +15,23 @@
  *
  * Derived from the system calls' contracts, not from the model's code: a
  * successful mmap maps [result, result + len) as asked, replacing what was
- * there; munmap unmaps; mprotect sets r w x on what is mapped; madvise's
- * dontfork, dofork, wipeonfork and keeponfork set or clear their flag, and
- * dontneed drops private data (anonymous memory reads zero again, a private
- * file page its file); fork gives the child the parent's pages but the
- * dontcopy ones, private data copied, wipe-on-fork data zero, shared data
- * shared; userfaultfd registration keeps a context's modes where it has
+ * there (locked with MAP_LOCKED or after mlockall(MCL_FUTURE), a stack
+ * with MAP_GROWSDOWN); munmap unmaps; mremap shrinks, grows (new pages as
+ * the mapping's next ones) or moves pages with what they hold and their
+ * offsets (a private anonymous page's offset is then unknown: its VMA may
+ * take the new place's), leaving the old range unmapped or, with
+ * MREMAP_DONTUNMAP, mapped empty and unlocked; a move drops a userfaultfd
+ * registration whose context lacks the remap event; mprotect sets r w x on
+ * what is mapped; mlock, munlock, mlockall and munlockall set or clear the
+ * lock flags; madvise's dontfork, dofork, wipeonfork and keeponfork set or
+ * clear their flag, dontneed and dontneed_locked drop private data
+ * (anonymous memory reads zero again, a private file page its file), free
+ * leaves private anonymous data unknown (reclaim may drop it), cold,
+ * pageout and the populates change nothing compared; a touch below a stack
+ * grows it down to the page touched (zeros), unless the guard gap or
+ * RLIMIT_STACK forbids it; fork gives the child the parent's pages but the
+ * dontcopy ones, unlocked, private data copied, wipe-on-fork data zero,
+ * shared data shared; userfaultfd registration keeps a context's modes where it has
  * every mode asked already, fork passes a registration on only with the
  * fork event, as a new context the parent's monitor receives in the order
  * of the pages that made it; closing a context unregisters it; exit empties
@@ -43,6 +55,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A process's default lock flags that are not known (mlockall calls that
+ * ran side by side). */
+#define EXP_DEF_VAGUE (1ull << 63)
+
 /* Calls in flight at once, at most (fibers, and a prologue's). */
 #define EXP_CALLS 8
 
@@ -53,6 +69,8 @@ struct exp_call {
 	uint16_t rfds, wfds;	     /* processes whose fd table it reads, writes */
 	bool robj, wobj;	     /* shared data it reads, writes */
 	uint64_t lo, hi;	     /* the pages it reads and writes: [lo, hi) */
+	uint64_t grow_hi;	     /* a touch: the pages a stack growth may map end here */
+	bool hole;		     /* a touch that reaches a hole (a stack may grow there) */
 	uint32_t gen;		     /* its process's generation when it began */
 	bool fork;		     /* a fork: reads the parent, writes only its fds */
 	bool fork_beside;	     /* a fork that hands out fds ran beside it */
@@ -68,6 +86,8 @@ struct as_expect {
 	bool alien[MMF_MAX_PROCS];	     /* exists, not followed (its fork was unclear) */
 	uint32_t gen[MMF_MAX_PROCS];	     /* changes when a slot's process does */
 	bool limited[MMF_MAX_PROCS];	     /* map_limit ran: splits may fail */
+	uint64_t def_lock[MMF_MAX_PROCS];    /* mlockall(MCL_FUTURE): later mappings' lock flags,
+					      * or EXP_DEF_VAGUE: not known */
 	uint32_t fd[MMF_MAX_PROCS][MMF_FDS]; /* a context, 0, or vague (as_expect_map.h) */
 	struct exp_store st;		     /* records, objects, contexts */
 	struct exp_call call[EXP_CALLS];

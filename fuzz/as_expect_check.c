@@ -22,16 +22,22 @@
 /* Pages as a program names them: from the window's start. */
 #define AT(x) ((uint64_t)((x)-PG(MMF_WINDOW_LO)))
 
-#define ATTR_FLAGS (AS_VM_READ | AS_VM_WRITE | AS_VM_EXEC | AS_VM_DONTCOPY | AS_VM_WIPEONFORK)
+/* What EU_ATTR leaves unknown; sharing and growsdown are the mapping's
+ * from its mmap on. */
+#define ATTR_FLAGS                                                                                 \
+	(AS_VM_READ | AS_VM_WRITE | AS_VM_EXEC | AS_VM_LOCKED | AS_VM_LOCKONFAULT |                \
+	 AS_VM_DONTCOPY | AS_VM_WIPEONFORK)
 
-/* "rw-s dc wf um uw ui" */
+/* "rw-s gd lo lf dc wf um uw ui" */
 static const char *flags_str(uint64_t f, char *buf, size_t len)
 {
-	snprintf(buf, len, "%c%c%c%c%s%s%s%s%s", f & AS_VM_READ ? 'r' : '-',
+	snprintf(buf, len, "%c%c%c%c%s%s%s%s%s%s%s%s", f & AS_VM_READ ? 'r' : '-',
 		 f & AS_VM_WRITE ? 'w' : '-', f & AS_VM_EXEC ? 'x' : '-',
-		 f & AS_VM_MAYSHARE ? 's' : 'p', f & AS_VM_DONTCOPY ? " dc" : "",
-		 f & AS_VM_WIPEONFORK ? " wf" : "", f & AS_VM_UFFD_MISSING ? " um" : "",
-		 f & AS_VM_UFFD_WP ? " uw" : "", f & AS_VM_UFFD_MINOR ? " ui" : "");
+		 f & AS_VM_MAYSHARE ? 's' : 'p', f & AS_VM_GROWSDOWN ? " gd" : "",
+		 f & AS_VM_LOCKED ? " lo" : "", f & AS_VM_LOCKONFAULT ? " lf" : "",
+		 f & AS_VM_DONTCOPY ? " dc" : "", f & AS_VM_WIPEONFORK ? " wf" : "",
+		 f & AS_VM_UFFD_MISSING ? " um" : "", f & AS_VM_UFFD_WP ? " uw" : "",
+		 f & AS_VM_UFFD_MINOR ? " ui" : "");
 	return buf;
 }
 
@@ -90,11 +96,13 @@ static bool same_ctx(struct as_expect *e, uint32_t ctx, uint32_t token)
 static bool compare_run(struct as_expect *e, unsigned p, const struct exp_rec *r,
 			const struct as_vma *v, uint64_t at, uint64_t next)
 {
-	uint64_t mask = AS_VM_MAYSHARE | (r->unknown & EU_ATTR ? 0 : ATTR_FLAGS);
+	uint64_t mask = AS_VM_MAYSHARE | AS_VM_GROWSDOWN | (r->unknown & EU_ATTR ? 0 : ATTR_FLAGS);
 	uint64_t pgoff = v->pgoff + (at - PG(v->start));
-	char have[40], want[40], ctx[64], other[64];
+	bool offset = !(r->unknown & EU_PGOFF);
+	char have[48], want[48], ctx[64], other[64];
 
-	if ((v->flags ^ r->flags) & mask || pgoff != (uint64_t)((int64_t)at + r->pgdelta))
+	if ((v->flags ^ r->flags) & mask ||
+	    (offset && pgoff != (uint64_t)((int64_t)at + r->pgdelta)))
 		return check_fail(CK_MM_EXPECTED_STATE,
 				  "p%u @%#" PRIx64 ":%" PRIu64 " is %s at offset %#" PRIx64
 				  ", the calls asked %s at offset %#" PRIx64 "%s",
@@ -102,7 +110,9 @@ static bool compare_run(struct as_expect *e, unsigned p, const struct exp_rec *r
 				  flags_str(v->flags & mask, have, sizeof(have)), pgoff,
 				  flags_str(r->flags & mask, want, sizeof(want)),
 				  (uint64_t)((int64_t)at + r->pgdelta),
-				  r->unknown & EU_ATTR ? " (permissions unknown)" : "");
+				  r->unknown & EU_ATTR	  ? " (permissions unknown)"
+				  : r->unknown & EU_PGOFF ? " (offset unknown)"
+							  : "");
 	if (r->unknown & EU_UFFD)
 		return true;
 	if ((v->flags ^ r->flags) & EXP_UFFD_FLAGS || !same_ctx(e, r->ctx, v->uffd))

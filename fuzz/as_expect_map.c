@@ -120,10 +120,10 @@ void exp_store_free(struct exp_store *e)
 	memset(e, 0, sizeof(*e));
 }
 
-uint32_t exp_ctx_new(struct exp_store *e, unsigned owner, bool event_fork)
+uint32_t exp_ctx_new(struct exp_store *e, unsigned owner, bool event_fork, bool event_remap)
 {
 	grow((void **)&e->ctx, &e->capctx, e->nctx, sizeof(*e->ctx));
-	e->ctx[e->nctx] = (struct exp_ctx){(uint8_t)owner, event_fork, 0};
+	e->ctx[e->nctx] = (struct exp_ctx){(uint8_t)owner, event_fork, event_remap, 0};
 	return ++e->nctx;
 }
 

@@ -23,6 +23,9 @@
 #define EU_ATTR 2u /* permissions and fork flags */
 #define EU_UFFD 4u /* the userfaultfd registration */
 #define EU_DATA 8u /* what the pages hold */
+/* the file offset (private anonymous memory mremap moved: its VMA may keep
+ * the old offsets or take the new place's) */
+#define EU_PGOFF 16u
 
 /* What the pages hold. */
 enum exp_data {
@@ -33,7 +36,9 @@ enum exp_data {
 
 /* The flags a record says (as_vma bits). */
 #define EXP_FLAGS                                                                                  \
-	(AS_VM_READ | AS_VM_WRITE | AS_VM_EXEC | AS_VM_MAYSHARE | AS_VM_DONTCOPY | AS_VM_WIPEONFORK)
+	(AS_VM_READ | AS_VM_WRITE | AS_VM_EXEC | AS_VM_MAYSHARE | AS_VM_GROWSDOWN | AS_VM_LOCKED | \
+	 AS_VM_LOCKONFAULT | AS_VM_DONTCOPY | AS_VM_WIPEONFORK)
+#define EXP_LOCK_FLAGS (AS_VM_LOCKED | AS_VM_LOCKONFAULT)
 #define EXP_UFFD_FLAGS (AS_VM_UFFD_MISSING | AS_VM_UFFD_WP | AS_VM_UFFD_MINOR)
 
 struct exp_rec {
@@ -56,9 +61,10 @@ struct exp_obj {
 
 /* A userfaultfd context. */
 struct exp_ctx {
-	uint8_t owner;	 /* the process whose pages it registers, or EXP_NOBODY */
-	bool event_fork; /* forks pass its registrations on */
-	uint32_t token;	 /* the backend's name for it, once seen (0: not yet) */
+	uint8_t owner;	  /* the process whose pages it registers, or EXP_NOBODY */
+	bool event_fork;  /* forks pass its registrations on */
+	bool event_remap; /* mremap's moves keep its registrations */
+	uint32_t token;	  /* the backend's name for it, once seen (0: not yet) */
 };
 
 /* Every record, object and context of a program's expectation. */
@@ -116,7 +122,7 @@ void exp_obj_set(struct exp_store *e, uint32_t obj, uint64_t first, uint64_t las
 void exp_obj_vague(struct exp_store *e);
 
 /* A new context; its number. */
-uint32_t exp_ctx_new(struct exp_store *e, unsigned owner, bool event_fork);
+uint32_t exp_ctx_new(struct exp_store *e, unsigned owner, bool event_fork, bool event_remap);
 
 /* What page @x of a run with record @r holds; false: unknown. */
 bool exp_page_value(const struct exp_store *e, const struct exp_rec *r, uint64_t x,

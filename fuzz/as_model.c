@@ -16,8 +16,10 @@
 #include "mm/fork.h"
 #include "mm/madvise.h"
 #include "mm/mm.h"
+#include "mm/mlock.h"
 #include "mm/mmap.h"
 #include "mm/mprotect.h"
+#include "mm/mremap.h"
 #include "mm/page.h"
 #include "mm/rollup.h"
 #include "mm/types.h"
@@ -272,6 +274,34 @@ static void resolve_range(struct mm *mm, const struct range_spec *spec, uint64_t
 	}
 }
 
+/* mremap's new address and length (c->to, c->to_len; mmap read lock held):
+ * where the program's to and k say, kept inside the window. */
+static void resolve_dest(struct mm *mm, struct mm_call *c)
+{
+	uint64_t at = MMF_WINDOW_LO + ((uint64_t)c->a.k << PAGE_SHIFT), last;
+	uint64_t step = (uint64_t)c->a.k << PAGE_SHIFT;
+
+	switch (c->a.to) {
+	case MMF_TO_GAP:
+		nth_gap(mm, c->a.k, &at, &last);
+		break;
+	case MMF_TO_VMA:
+		if (mm->map_count > 0)
+			at = mm_vma_nth(mm, c->a.k % (unsigned)mm->map_count)->start;
+		break;
+	case MMF_TO_UP:
+		at = c->start + step;
+		break;
+	case MMF_TO_DOWN:
+		at = c->start - step;
+		break;
+	}
+	if (at < MMF_WINDOW_LO || at >= MMF_WINDOW_HI)
+		at = c->start; /* overlaps the old range: -EINVAL for a move */
+	c->to = at;
+	c->to_len = (uint64_t)c->a.n << PAGE_SHIFT;
+}
+
 /* The process's fd table: a slot read and cleared with no scheduling point
  * in between, and a reference held across the call, as fdget() does. */
 static void uffd_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm_call *c)
@@ -287,10 +317,11 @@ static void uffd_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm_
 			c->result = -EMFILE;
 			return;
 		}
-		x = uffd_create(mm, c->a.features == 1);
+		x = uffd_create(mm, c->a.features & 1);
 		c->result = x ? 0 : -ENOMEM;
 		if (!x)
 			return;
+		x->event_remap = c->a.features & 2;
 		k = free_fd(s, p); /* other threads may have taken slots meanwhile */
 		if (k == MMF_FDS || s->mm[p] != mm) {
 			/* no room, or the process exited meanwhile (its slot may be
@@ -402,6 +433,22 @@ static void model_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm
 		break;
 	case MMF_OP_EXIT:
 		exit_call(s, p, mm, c);
+		break;
+	case MMF_OP_MREMAP:
+		c->result = mm_mremap(mm, c->start, c->len, c->to_len, c->a.remap_flags & 7, c->to);
+		break;
+	case MMF_OP_MLOCK:
+		c->result =
+		    mm_mlock(mm, c->start, c->len, VM_LOCKED | (c->a.lock ? VM_LOCKONFAULT : 0));
+		break;
+	case MMF_OP_MUNLOCK:
+		c->result = mm_munlock(mm, c->start, c->len);
+		break;
+	case MMF_OP_MLOCKALL:
+		c->result = mm_mlockall(mm, c->a.mcl & 7);
+		break;
+	case MMF_OP_MUNLOCKALL:
+		c->result = mm_munlockall(mm);
 		break;
 	case MMF_OP_MAP_LIMIT:
 		/* a sysctl write: no lock, read by each later mmap and split */
@@ -553,6 +600,11 @@ static void as_resolve(void *as, struct mm_call *c)
 	} else {
 		mmf_resolve(mm, &c->a.range, &c->start, &c->len);
 	}
+	if (c->code == MMF_OP_MREMAP) {
+		mmap_read_lock(&mm->lock);
+		resolve_dest(mm, c);
+		mmap_read_unlock(&mm->lock);
+	}
 }
 
 static void as_call(void *as, struct mm_call *c)
@@ -680,11 +732,26 @@ static void as_dump(FILE *out, void *as)
 	lock_asserts_on();
 }
 
-/* mmap falls back to a VMA of its own when a merge cannot allocate (as
- * 6.12's __mmap_region; src/mm/mmap.c), and then succeeds. */
+/* Calls that may succeed although an allocation inside them failed: mmap
+ * falls back to a VMA of its own when a merge cannot allocate (as 6.12's
+ * __mmap_region; src/mm/mmap.c), population errors are ignored (mmap,
+ * mprotect of a locked mapping, mlockall), and a move by mremap keeps both
+ * ranges when the old one cannot be split. */
 static bool as_absorbs(const struct mm_call *c)
 {
-	return c->code == MMF_OP_MMAP;
+	switch (c->code) {
+	case MMF_OP_MPROTECT:
+		return c->a.prot & 2; /* populating what becomes writable */
+	case MMF_OP_MADVISE:
+		return c->a.advice == MMF_ADV_PAGEOUT; /* reclaim may fail */
+	case MMF_OP_MMAP:
+	case MMF_OP_MREMAP:
+	case MMF_OP_MLOCKALL:
+	case MMF_OP_MUNLOCKALL:
+		return true;
+	default:
+		return false;
+	}
 }
 
 const struct as_backend as_model = {

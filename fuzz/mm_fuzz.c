@@ -32,7 +32,7 @@ static uint64_t started;
 /* The VMA bits a failed call must not change outside what it may change. */
 #define VIEW_FLAGS                                                                                 \
 	(AS_VM_READ | AS_VM_WRITE | AS_VM_EXEC | AS_VM_SHARED | AS_VM_MAYSHARE | AS_VM_DONTCOPY |  \
-	 AS_VM_ACCOUNT | AS_VM_WIPEONFORK)
+	 AS_VM_ACCOUNT | AS_VM_WIPEONFORK | AS_VM_LOCKED | AS_VM_LOCKONFAULT)
 
 struct view {
 	struct as_vma v[VIEW_MAX];
@@ -85,8 +85,14 @@ static enum allowed allowed_inside(const struct mm_call *c)
 	case MMF_OP_MADVISE:
 	case MMF_OP_UFFD_REGISTER:
 	case MMF_OP_UFFD_UNREGISTER:
+	case MMF_OP_MLOCK:
+	case MMF_OP_MUNLOCK:
 		/* the VMAs before the one whose split failed are changed */
 		return MAY_CHANGE_FLAGS;
+	case MMF_OP_MREMAP:
+		/* a fixed move unmapped the new range, a shrinking one the old
+		 * range's tail, before the failure */
+		return MAY_UNMAP;
 	default:
 		return SAME;
 	}
@@ -101,24 +107,41 @@ static bool same_page(const struct as_vma *a, uint64_t pa, const struct as_vma *
 		   b->pgoff + ((pb - b->start) >> MMF_PAGE_SHIFT);
 }
 
+/* The next boundary of [lo, hi) above @at into *@next. */
+static void cut_at(uint64_t at, uint64_t lo, uint64_t hi, uint64_t *next)
+{
+	if (at<lo && * next> lo)
+		*next = lo;
+	if (at<hi && * next> hi)
+		*next = hi;
+}
+
 /* Compare @before and @after page range by page range. */
 static bool view_check(const struct mm_call *c, const struct view *before, const struct view *after)
 {
 	uint64_t lo = c->start & ~(PAGE - 1), hi = c->start + c->len;
+	uint64_t lo2 = c->to, hi2 = c->to + c->to_len; /* mremap's new range */
 	enum allowed inside = allowed_inside(c);
 
 	if (hi < lo || c->len == 0)
 		hi = lo;
+	if (c->code != MMF_OP_MREMAP || hi2 < lo2)
+		lo2 = hi2 = 0;
 	for (uint64_t at = VIEW_LO; at < VIEW_HI;) {
 		uint64_t nb = view_next(before, at), na = view_next(after, at);
 		uint64_t next = nb < na ? nb : na;
 		const struct as_vma *x = view_at(before, at), *y = view_at(after, at);
-		bool in = at >= lo && at < hi, ok = same_page(x, at, y, at);
+		bool in = (at >= lo && at < hi) || (at >= lo2 && at < hi2);
+		bool ok = same_page(x, at, y, at);
 
 		if (!ok && in && inside == MAY_UNMAP)
 			ok = !y;
 		if (!ok && in && inside == MAY_CHANGE_FLAGS)
 			ok = !x == !y;
+		/* a stack grew down before the fault that needed it failed (the
+		 * growth stays, as the kernel's does), wherever it reached */
+		if (!ok && c->code == MMF_OP_TOUCH && !x && y && (y->flags & AS_VM_GROWSDOWN))
+			ok = true;
 		if (!ok)
 			return check_fail(CK_MM_FAILED_CALL_CHANGED,
 					  "the call failed on its injected allocation failure, yet "
@@ -127,22 +150,28 @@ static bool view_check(const struct mm_call *c, const struct view *before, const
 					  !y  ? "unmapped"
 					  : x ? "mapped otherwise"
 					      : "mapped");
-		/* inside and outside the range are judged apart */
-		if (at < lo && next > lo)
-			next = lo;
-		if (at < hi && next > hi)
-			next = hi;
+		/* inside and outside the ranges are judged apart */
+		cut_at(at, lo, hi, &next);
+		cut_at(at, lo2, hi2, &next);
 		at = next;
 	}
 	return true;
 }
 
 /* What the call returns when an injected allocation failure made it fail:
- * -ENOMEM (madvise: -EAGAIN, as madvise_vma_behavior says), or 0 for the
- * calls that pass no allocation failure on. */
+ * -ENOMEM, but -EAGAIN for madvise (madvise_vma_behavior says so; not for
+ * MADV_POPULATE_*), and for mlock when the failure came in populating
+ * (__mlock_posix_error_return). */
 static int64_t injected_result(const struct mm_call *c)
 {
-	return c->code == MMF_OP_MADVISE ? -EAGAIN : -ENOMEM;
+	bool populate =
+	    c->a.advice == MMF_ADV_POPULATE_READ || c->a.advice == MMF_ADV_POPULATE_WRITE;
+
+	/* madvise_populate returns -ENOMEM as it is */
+	if ((c->code == MMF_OP_MADVISE && !populate) ||
+	    (c->code == MMF_OP_MLOCK && c->result == -EAGAIN))
+		return -EAGAIN;
+	return -ENOMEM;
 }
 
 /* Whether the call passes an injected allocation failure on. */
@@ -159,6 +188,10 @@ static bool reports_enomem(const struct mm_call *c)
 		/* diff: the failure may hit the second child, built only to
 		 * compare the algorithms */
 		return !c->a.diff;
+	case MMF_OP_MADVISE:
+		/* reclaim that cannot allocate leaves a page be; madvise says
+		 * nothing of it */
+		return c->a.advice != MMF_ADV_PAGEOUT;
 	default:
 		return true;
 	}

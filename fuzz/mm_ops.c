@@ -11,19 +11,31 @@
 #define K_MAP_FIXED 0x10
 #define K_MAP_ANONYMOUS 0x20
 #define K_MAP_FIXED_NOREPLACE 0x100000
+#define K_MAP_LOCKED 0x2000
+#define K_MAP_POPULATE 0x8000
+#define K_MAP_GROWSDOWN 0x100
 
 const char *const mmf_prot_names[] = {"r", "w", "x", NULL};
+/* mmap's: prot, then the flags MAP_POPULATE and MAP_LOCKED */
+const char *const mmf_mmap_prot_names[] = {"r", "w", "x", "populate", "locked", "growsdown", NULL};
 const char *const mmf_kind_names[] = {"private", "shared", "private_file", "shared_file", NULL};
 const char *const mmf_place_names[] = {"fixed", "noreplace", "hint", NULL};
-const char *const mmf_advice_names[] = {"dontneed",   "dontfork",   "dofork",
-					"wipeonfork", "keeponfork", NULL};
+const char *const mmf_advice_names[] = {
+    "dontneed", "dontfork", "dofork",	     "wipeonfork",     "keeponfork",	  "free",
+    "cold",	"pageout",  "populate_read", "populate_write", "dontneed_locked", NULL};
 const char *const mmf_access_names[] = {"read", "write", NULL};
 const char *const mmf_uffd_mode_names[] = {"missing", "wp", "minor", NULL};
-const char *const mmf_uffd_feature_names[] = {"nofork", "fork", NULL};
+const char *const mmf_uffd_feature_names[] = {"nofork", "fork", "remap", "fork_remap", NULL};
 const char *const mmf_algo_names[] = {"tree", "append", NULL};
 const char *const mmf_policy_names[] = {"current", "reuse", NULL};
 const char *const mmf_diff_names[] = {"nodiff", "diff", NULL};
 const char *const mmf_reader_names[] = {"mmap", "vma", NULL};
+/* MREMAP_MAYMOVE, MREMAP_FIXED and MREMAP_DONTUNMAP are bits 0, 1 and 2 */
+const char *const mmf_remap_flag_names[] = {"maymove", "fixed", "dontunmap", NULL};
+const char *const mmf_remap_to_names[] = {"at_gap", "at_vma", "up", "down", NULL};
+const char *const mmf_lock_names[] = {"lock", "onfault", NULL};
+/* MCL_CURRENT, MCL_FUTURE and MCL_ONFAULT are bits 0, 1 and 2 */
+const char *const mmf_mcl_names[] = {"current", "future", "onfault", NULL};
 
 const struct prog_opdesc mmf_ops[MMF_NOPS] = {MMF_OPDESCS};
 
@@ -31,6 +43,11 @@ int mmf_prot(uint8_t prot)
 {
 	return (prot & 1 ? K_PROT_READ : 0) | (prot & 2 ? K_PROT_WRITE : 0) |
 	       (prot & 4 ? K_PROT_EXEC : 0);
+}
+
+bool mmf_populates(const struct mm_args *a)
+{
+	return a->prot & (MMF_MAP_POPULATE | MMF_MAP_LOCKED);
 }
 
 int mmf_mmap_flags(const struct mm_args *a)
@@ -44,15 +61,22 @@ int mmf_mmap_flags(const struct mm_args *a)
 		flags |= K_MAP_FIXED;
 	else if (a->place == MMF_NOREPLACE)
 		flags |= K_MAP_FIXED_NOREPLACE;
+	if (a->prot & MMF_MAP_POPULATE)
+		flags |= K_MAP_POPULATE;
+	if (a->prot & MMF_MAP_LOCKED)
+		flags |= K_MAP_LOCKED;
+	if (a->prot & MMF_MAP_GROWSDOWN)
+		flags |= K_MAP_GROWSDOWN;
 	return flags;
 }
 
 int mmf_advice(uint8_t advice)
 {
-	/* MADV_DONTNEED, MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK, MADV_KEEPONFORK */
-	static const int map[] = {4, 10, 11, 18, 19};
+	/* MADV_DONTNEED, _DONTFORK, _DOFORK, _WIPEONFORK, _KEEPONFORK, _FREE,
+	 * _COLD, _PAGEOUT, _POPULATE_READ, _POPULATE_WRITE, _DONTNEED_LOCKED */
+	static const int map[MMF_NADVICE] = {4, 10, 11, 18, 19, 8, 20, 21, 22, 23, 24};
 
-	return map[advice % 5];
+	return map[advice % MMF_NADVICE];
 }
 
 bool mmf_has_range(const struct prog_desc *d, unsigned code)

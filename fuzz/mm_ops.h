@@ -46,6 +46,11 @@ enum mmf_code {
 	MMF_OP_UPROBE,
 	MMF_OP_DELAY,
 	MMF_OP_MAP_LIMIT,
+	MMF_OP_MREMAP,
+	MMF_OP_MLOCK,
+	MMF_OP_MUNLOCK,
+	MMF_OP_MLOCKALL,
+	MMF_OP_MUNLOCKALL,
 	MMF_NOPS
 };
 
@@ -55,6 +60,10 @@ enum mmf_code {
 /* mmap's kind and place, as the program names them. */
 enum mmf_kind { MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_PRIVATE_FILE, MMF_SHARED_FILE };
 enum mmf_place { MMF_FIXED, MMF_NOREPLACE, MMF_HINT };
+/* mremap's new address (for MREMAP_FIXED, or MREMAP_DONTUNMAP's hint): the
+ * start of the k-th gap or VMA (mod their number), or k pages above or
+ * below the old start; kept inside the window. */
+enum mmf_remap_to { MMF_TO_GAP, MMF_TO_VMA, MMF_TO_UP, MMF_TO_DOWN };
 
 /* Every argument an operation of the table can have, by name. */
 struct mm_args {
@@ -64,12 +73,16 @@ struct mm_args {
 	uint8_t kind, file, place;  /* mmap */
 	uint8_t advice;		    /* madvise: mmf_advice_names */
 	uint8_t access;		    /* touch: 0 read, 1 write */
-	uint8_t features;	    /* uffd_create: 0 nofork, 1 fork */
+	uint8_t features;	    /* uffd_create: bit 0 fork event, bit 1 remap event */
 	uint8_t modes;		    /* uffd_register: missing, wp, minor bits */
 	uint8_t handle;		    /* a userfaultfd's fd slot h<k> */
 	uint8_t algo, policy, diff; /* fork */
 	uint8_t reader;		    /* rollup: mmap lock or per-VMA locks */
-	uint8_t n;		    /* delay's points, map_limit's headroom */
+	uint8_t n;		    /* delay's points, map_limit's headroom, mremap's new pages */
+	uint8_t remap_flags;	    /* mremap: maymove, fixed, dontunmap bits */
+	uint8_t to, k;		    /* mremap: where the new address is (enum mmf_remap_to) */
+	uint8_t lock;		    /* mlock: 0 mlock, 1 mlock2(MLOCK_ONFAULT) */
+	uint8_t mcl;		    /* mlockall: current, future, onfault bits */
 };
 
 /*
@@ -94,6 +107,7 @@ struct mm_call {
 	uint8_t code; /* enum mmf_code */
 	struct mm_args a;
 	uint64_t start, len;
+	uint64_t to, to_len; /* mremap: the new address and length, resolved */
 	int64_t result;
 	void *proc;	/* the backend's hold on the process, between get and put */
 	uint64_t value; /* touch write: the k-th page written holds value + k */
@@ -104,6 +118,11 @@ struct mm_call {
 };
 
 extern const char *const mmf_prot_names[];
+extern const char *const mmf_mmap_prot_names[];
+/* mmap's prot field carries three mmap flags above r, w and x */
+#define MMF_MAP_POPULATE 8
+#define MMF_MAP_LOCKED 16
+#define MMF_MAP_GROWSDOWN 32
 extern const char *const mmf_kind_names[];
 extern const char *const mmf_place_names[];
 extern const char *const mmf_advice_names[];
@@ -114,11 +133,34 @@ extern const char *const mmf_algo_names[];
 extern const char *const mmf_policy_names[];
 extern const char *const mmf_diff_names[];
 extern const char *const mmf_reader_names[];
+extern const char *const mmf_remap_flag_names[];
+extern const char *const mmf_remap_to_names[];
+extern const char *const mmf_lock_names[];
+extern const char *const mmf_mcl_names[];
 
-/* The kernel's values of a call's prot, mmap flags and advice. */
+/* Advices, in the order of mmf_advice_names. */
+enum mmf_advice_id {
+	MMF_ADV_DONTNEED,
+	MMF_ADV_DONTFORK,
+	MMF_ADV_DOFORK,
+	MMF_ADV_WIPEONFORK,
+	MMF_ADV_KEEPONFORK,
+	MMF_ADV_FREE,
+	MMF_ADV_COLD,
+	MMF_ADV_PAGEOUT,
+	MMF_ADV_POPULATE_READ,
+	MMF_ADV_POPULATE_WRITE,
+	MMF_ADV_DONTNEED_LOCKED,
+	MMF_NADVICE
+};
+
+/* The kernel's values of a call's prot, mmap flags and advice (and mremap's
+ * and mlockall's flags, which are the program's bits as they are). */
 int mmf_prot(uint8_t prot);
 int mmf_mmap_flags(const struct mm_args *a);
 int mmf_advice(uint8_t advice);
+/* The mmap asks for its pages to be faulted in (MAP_POPULATE, MAP_LOCKED). */
+bool mmf_populates(const struct mm_args *a);
 /* Whether the operation's second field is a range to resolve. */
 bool mmf_has_range(const struct prog_desc *d, unsigned code);
 
@@ -134,10 +176,13 @@ bool mmf_has_range(const struct prog_desc *d, unsigned code);
 
 #define MMF_OPDESCS                                                                                \
 	[MMF_OP_MMAP] = {"mmap",                                                                   \
-			 "map the range (kind: anon or file f<k>, private or shared; place: "      \
-			 "fixed, noreplace or hint)",                                              \
+			 "map the range (prot r, w, x, and the flags populate: MAP_POPULATE, "     \
+			 "locked: MAP_LOCKED, growsdown: MAP_GROWSDOWN; kind: anon or file f<k>, " \
+			 "private or shared; place: fixed, noreplace or hint)",                    \
 			 6,                                                                        \
-			 {MMF_F_PROC, MMF_F_RANGE, MMF_F_PROT, MMF_F_CHOICE(mmf_kind_names, kind), \
+			 {MMF_F_PROC, MMF_F_RANGE,                                                 \
+			  MMF_ARG(FK_FLAGS, NULL, 0, mmf_mmap_prot_names, prot),                   \
+			  MMF_F_CHOICE(mmf_kind_names, kind),                                      \
 			  MMF_ARG(FK_SEL, "f", MMF_FILES, NULL, file),                             \
 			  MMF_F_CHOICE(mmf_place_names, place)}},                                  \
 	[MMF_OP_MUNMAP] = {"munmap", "unmap the range", 2, {MMF_F_PROC, MMF_F_RANGE}},             \
@@ -154,8 +199,9 @@ bool mmf_has_range(const struct prog_desc *d, unsigned code);
 			  3,                                                                       \
 			  {MMF_F_PROC, MMF_F_RANGE, MMF_F_CHOICE(mmf_access_names, access)}},      \
 	[MMF_OP_UFFD_CREATE] = {"uffd_create",                                                     \
-				"open a userfaultfd on the process (fork: with the fork event) "   \
-				"in its lowest free fd slot h<k>; the result is k",                \
+				"open a userfaultfd on the process (fork: with the fork event, "   \
+				"remap: with the remap event) in its lowest free fd slot h<k>; "   \
+				"the result is k",                                                 \
 				2,                                                                 \
 				{MMF_F_PROC, MMF_F_CHOICE(mmf_uffd_feature_names, features)}},     \
 	[MMF_OP_UFFD_REGISTER] = {"uffd_register",                                                 \
@@ -205,7 +251,32 @@ bool mmf_has_range(const struct prog_desc *d, unsigned code);
 			      "set vm.max_map_count to the process's VMA count plus n<k>; the "    \
 			      "model keeps the limit per process and a fork passes it on",         \
 			      2,                                                                   \
-			      {MMF_F_PROC, MMF_ARG(FK_U8, "n", 0, NULL, n)}},
+			      {MMF_F_PROC, MMF_ARG(FK_U8, "n", 0, NULL, n)}},                      \
+	[MMF_OP_MREMAP] = {"mremap",                                                               \
+			   "resize the range to n<k> pages, in place or moved (maymove); fixed: "  \
+			   "to the new address, dontunmap: keep the old range (mapped, empty); "   \
+			   "the new address k<j>: the start of gap or VMA j (at_gap, at_vma), or " \
+			   "j pages up or down from the old start",                                \
+			   6,                                                                      \
+			   {MMF_F_PROC, MMF_F_RANGE, MMF_ARG(FK_U8, "n", 0, NULL, n),              \
+			    MMF_ARG(FK_FLAGS, NULL, 0, mmf_remap_flag_names, remap_flags),         \
+			    MMF_F_CHOICE(mmf_remap_to_names, to),                                  \
+			    MMF_ARG(FK_U8, "k", 0, NULL, k)}},                                     \
+	[MMF_OP_MLOCK] = {"mlock",                                                                 \
+			  "lock the range (mlock, or mlock2 with MLOCK_ONFAULT): VM_LOCKED, "      \
+			  "its pages faulted in",                                                  \
+			  3,                                                                       \
+			  {MMF_F_PROC, MMF_F_RANGE, MMF_F_CHOICE(mmf_lock_names, lock)}},          \
+	[MMF_OP_MUNLOCK] = {"munlock", "unlock the range", 2, {MMF_F_PROC, MMF_F_RANGE}},          \
+	[MMF_OP_MLOCKALL] = {"mlockall",                                                           \
+			     "lock every mapping (current) and every later one (future), "         \
+			     "onfault: without faulting pages in",                                 \
+			     2,                                                                    \
+			     {MMF_F_PROC, MMF_ARG(FK_FLAGS, NULL, 0, mmf_mcl_names, mcl)}},        \
+	[MMF_OP_MUNLOCKALL] = {"munlockall",                                                       \
+			       "unlock every mapping, and later ones are no longer locked",        \
+			       1,                                                                  \
+			       {MMF_F_PROC}},
 
 extern const struct prog_opdesc mmf_ops[MMF_NOPS];
 

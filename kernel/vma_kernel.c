@@ -188,10 +188,18 @@ static const char *kv_refuses(void *as, const struct mm_call *c)
 	case MMF_OP_MMAP:
 		if (c->a.kind != MMF_PRIVATE_ANON && c->a.kind != MMF_SHARED_ANON)
 			return "no files in the kernel's VMA stubs (anonymous memory only)";
+		if (mmf_populates(&c->a))
+			return "the kernel's VMA stubs have no pages to populate or lock";
+		if (c->a.prot & MMF_MAP_GROWSDOWN)
+			return "no stacks in the kernel's VMA stubs (MAP_GROWSDOWN)";
 		return NULL;
 	case MMF_OP_MUNMAP:
 	case MMF_OP_MPROTECT:
+		return NULL;
 	case MMF_OP_MADVISE:
+		if (c->a.advice > MMF_ADV_KEEPONFORK)
+			return "the kernel's VMA stubs take the advices on VMA flags and dontneed "
+			       "only";
 		return NULL;
 	case MMF_OP_TOUCH:
 		return "the kernel's VMA stubs have no pages or page tables";

@@ -39,7 +39,8 @@ targets_of() {
 	mt_gap_stale | mt_free_early) echo fuzz_mtree ;;
 	rollup_skip_after_relock | rollup_stop_on_freed) echo fuzz_rollup fuzz_mm ;;
 	zero_entry_walker | uffd_fork_fail_leak) echo fuzz_fork fuzz_mm ;;
-	merge_anon_mismatch) echo fuzz_mm ;;
+	merge_anon_mismatch | merge_case4_anon | merge_case3_pgoff | copied_anon_merge | \
+		dontunmap_locked_split) echo fuzz_mm ;;
 	*) echo fuzz_mm fuzz_fork ;;
 	esac
 }

@@ -95,9 +95,18 @@ total=$(wc -l <<<"$chosen")
 
 # ---- a copy of the tree to break, built once
 make -s --no-print-directory -j2 corpus >/dev/null
-rm -rf "$M/tree" "$M/runs"
+rm -rf "$M/runs"
 mkdir -p "$M/tree" "$M/runs"
-git ls-files -z | xargs -0 cp --parents -t "$M/tree"
+# The copy stays from one run to the next (its build too): only the files
+# that differ from the tree's are copied again, and those no longer in it
+# go, so that make rebuilds only what changed.
+git ls-files | sort >"$M/files"
+(cd "$M/tree" && find . -path ./out -prune -o -type f -printf '%P\n' | sort) >"$M/had"
+comm -13 "$M/files" "$M/had" | (cd "$M/tree" && xargs -r -d '\n' rm -f)
+while IFS= read -r f; do
+	cmp -s "$f" "$M/tree/$f" || cp --parents "$f" "$M/tree"
+done <"$M/files"
+rm -f "$M/files" "$M/had"
 echo "mutants: $total of $(wc -l <<<"$list") in $files; building the copy in $M/tree/"
 all_targets=$(for f in fuzz/fuzz_*.c; do basename "$f" .c; done)
 build() {

@@ -16,15 +16,17 @@ CC_REPRO=${CC_REPRO:-cc}
 # A seed no reproducer can be written for is refused, exit 2, with the step
 # and one of these reasons (a reproducer runs p0's anonymous memory on t0;
 # vmafuzz conform runs the rest, docs/fidelity.md):
-REFUSED='(file mappings do not run in a reproducer|only process p0 runs in a reproducer|only mmap, munmap, mprotect, madvise, touch and fork run in a reproducer|only thread t0 runs for real|fail_at|the model will not place this hint mapping at its hint)'
+REFUSED='(file mappings do not run in a reproducer|only process p0 runs in a reproducer|only mmap, munmap, .*, touch and fork run in a reproducer|only thread t0 runs for real|fail_at|the model will not place this hint mapping at its hint)'
 # and these seeds are refused for these reasons
 declare -A SKIP=(
 	[daemon]='operation 4 \(fork p1 .*\): only process p0 runs in a reproducer'
 	[files_cow]='operation 0 .*: file mappings do not run in a reproducer'
-	[map_limit]='operation 2 \(map_limit .*\): only mmap, munmap, mprotect, madvise, touch and fork run in a reproducer'
+	[mremap_moves]='operation 8 \(mremap p0 @0x40:4 .* fail_at=3\): fail_at \(allocation failure\) has no real counterpart'
+	[mremap_uffd_flags_without_ctx]='operation 3 \(uffd_create p0 nofork\): only mmap, munmap, .*, touch and fork run in a reproducer'
+	[map_limit]='operation 2 \(map_limit .*\): only mmap, munmap, .*, touch and fork run in a reproducer'
 	[placement]='operation 4 .*: the model will not place this hint mapping at its hint'
 	[threads_faults]='operation 1 \(t1: .*\): only thread t0 runs for real'
-	[userfaultfd]='operation 2 \(uffd_create .*\): only mmap, munmap, mprotect, madvise, touch and fork run in a reproducer'
+	[userfaultfd]='operation 2 \(uffd_create .*\): only mmap, munmap, .*, touch and fork run in a reproducer'
 )
 
 # build NAME: $T/NAME.c compiled alone into $T/NAME

@@ -9,7 +9,9 @@
  * parent's data, a write that stores something else, a read that returns
  * something else, a dontneed that keeps the data, a registration in the
  * wrong modes or with the wrong context, one that replaces modes the
- * kernel keeps, a fork whose child goes at once.
+ * kernel keeps, a fork whose child goes at once, an mremap that loses the
+ * data it moves, an mlock that does nothing, a stack that does not grow
+ * under a touch that says it reached its pages.
  */
 #include "as_backend.h"
 #include "as_model.h"
@@ -112,6 +114,82 @@ static const char *const quiet[] = {
     "touch p0 @0x16:4 write\n"
     "fork p0 tree current nodiff fail_at=3\n"
     "uffd_create p0 fork fail_at=1\n",
+    /* mremap: shrink, grow in place, moves (maymove, fixed, dontunmap)
+     * with their data, offsets and registrations (kept with the remap
+     * event only), a failure that unmapped the fixed destination */
+    "target fuzz_mm\n"
+    "mmap p0 @0x10:8 r,w private f0 fixed\n"
+    "touch p0 @0x10:8 write\n"
+    "mremap p0 @0x10:8 n6 - at_gap k0\n"
+    "mremap p0 @0x10:6 n10 - at_gap k0\n"
+    "touch p0 @0x10:10 read\n"
+    "mmap p0 @0x30:4 r,w shared_file f1 fixed\n"
+    "touch p0 @0x30:4 write\n"
+    "mremap p0 @0x31:2 n4 maymove,fixed up k64\n"
+    "touch p0 @0x71:4 read\n"
+    "touch p0 @0x30:4 read\n"
+    "mmap p0 @0x80:4 r,w private_file f2 fixed\n"
+    "touch p0 @0x80:1 write\n"
+    "mremap p0 @0x80:4 n4 maymove,dontunmap up k32\n"
+    "touch p0 @0x80:4 read\n"
+    "touch p0 @0xa0:4 read\n"
+    "uffd_create p0 remap\n"
+    "uffd_create p0 nofork\n"
+    "mmap p0 @0xc0:4 r,w private f0 fixed\n"
+    "uffd_register p0 @0xc0:2 missing h0\n"
+    "uffd_register p0 @0xc2:2 wp h1\n"
+    "mremap p0 @0xc0:2 n2 maymove,fixed up k16\n"
+    "mremap p0 @0xc2:2 n3 maymove,fixed up k16\n"
+    "mremap p0 @0xd0:4 n5 maymove,fixed up k1\n"
+    "touch p0 @0xd0:6 write\n"
+    "fork p0 tree current nodiff\n"
+    "mremap p1 @0x10:10 n2 maymove at_gap k1\n",
+    /* locks: mlock, mlock2, munlock over holes, mlockall now and later,
+     * not inherited; the advices on pages, dontneed refused where locked */
+    "target fuzz_mm\n"
+    "mmap p0 @0x10:8 r,w private f0 fixed\n"
+    "touch p0 @0x10:8 write\n"
+    "mlock p0 @0x12:4 lock\n"
+    "mlock p0 @0x14:2 onfault\n"
+    "madvise p0 @0x10:8 dontneed\n"
+    "touch p0 @0x10:8 read\n"
+    "madvise p0 @0x10:8 dontneed_locked\n"
+    "munlock p0 @0xe:12\n"
+    "munlock p0 @0x10:12\n"
+    "mmap p0 @0x20:4 r private f0 fixed\n"
+    "mlockall p0 current,future\n"
+    "mmap p0 @0x30:4 r,w shared f0 fixed\n"
+    "fork p0 append current nodiff\n"
+    "munlockall p0\n"
+    "mmap p0 @0x40:4 r,w,populate,locked private f0 fixed\n"
+    "touch p0 @0x40:4 write\n"
+    "munlock p0 @0x40:2\n"
+    "madvise p0 @0x40:4 free\n"
+    "madvise p0 @0x40:4 pageout\n"
+    "madvise p0 @0x40:4 cold\n"
+    "touch p0 @0x41:1 write\n"
+    "madvise p0 @0x40:4 populate_write\n"
+    "madvise p0 @0x30:4 free\n"
+    "touch p0 @0x40:4 read\n"
+    "touch p1 @0x10:8 read\n",
+    /* stacks: a touch below grows them (zeros), not into the guard gap of
+     * a mapping below, not past RLIMIT_STACK */
+    "target fuzz_mm\n"
+    "mmap p0 @0x400:4 r,w,growsdown private f0 fixed\n"
+    "touch p0 @0x3fc:1 write\n"
+    "touch p0 @0x3f0:16 read\n"
+    "mmap p0 @0x300:4 r private f0 fixed\n"
+    "touch p0 @0x380:1 write\n"
+    "touch p0 @0x3e0:1 write\n"
+    "mmap p0 @0x2000:4 r,w,growsdown private f0 fixed\n"
+    "touch p0 @0x1000:1 read\n"
+    "fork p0 tree current nodiff\n"
+    "touch p1 @0x3d0:1 write\n"
+    /* a write stops at a stack it may not write, below a hole and a stack */
+    "mmap p0 @0x60:4 r,w,growsdown private f0 fixed\n"
+    "mmap p0 @0x50:4 r,w private f0 fixed\n"
+    "mmap p0 @0x51:3 growsdown private f0 fixed\n"
+    "touch p0 @0x50:15 write\n",
     /* threads side by side on the same pages */
     "target fuzz_mm\n"
     "mmap p0 @0x10:8 r,w private f0 fixed\n"
@@ -151,6 +229,9 @@ enum breakage {
 	MODES_REPLACED, /* a registration replaces modes the kernel keeps */
 	WRONG_CTX,	/* registers through h0 whatever fd it is given */
 	CHILD_GONE,	/* a fork's child exits at once */
+	REMAP_LOSES,	/* an mremap that moves drops the pages it moved */
+	LAZY_MLOCK,	/* does nothing, says 0 */
+	STACK_STUCK,	/* a touch does nothing, says 0 */
 };
 static enum breakage breakage;
 
@@ -239,7 +320,29 @@ static void broken_call(void *as, struct mm_call *c)
 			return;
 		}
 		break;
+	case MMF_OP_MREMAP:
+		as_model.call(as, c);
+		if (breakage == REMAP_LOSES && c->result >= 0 && c->result != (int64_t)c->start) {
+			/* the moved pages dropped: reads find zeros */
+			d = (struct mm_call){.code = MMF_OP_MADVISE, .a = c->a};
+			d.a.advice = MMF_ADV_DONTNEED;
+			d.start = (uint64_t)c->result;
+			d.len = c->to_len;
+			d.proc = c->proc;
+			as_model.call(as, &d);
+		}
+		return;
+	case MMF_OP_MLOCK:
+		if (breakage == LAZY_MLOCK) {
+			c->result = 0;
+			return;
+		}
+		break;
 	case MMF_OP_TOUCH:
+		if (breakage == STACK_STUCK) {
+			c->result = 0;
+			return;
+		}
 		if (breakage == WRITE_OTHER && c->a.access == 1) {
 			d.value++;
 			as_model.call(as, &d);
@@ -382,6 +485,31 @@ static bool test_wrong_ctx_fires(void)
 		     CK_MM_EXPECTED_UFFD);
 }
 
+static bool test_remap_loses_fires(void)
+{
+	return fires(REMAP_LOSES,
+		     "target fuzz_mm\nmmap p0 @0x10:2 r,w private f0 fixed\n"
+		     "touch p0 @0x10:2 write\nmremap p0 @0x10:2 n2 maymove,fixed up k16\n"
+		     "touch p0 @0x20:2 read\n",
+		     CK_MM_EXPECTED_DATA);
+}
+
+static bool test_lazy_mlock_fires(void)
+{
+	return fires(LAZY_MLOCK,
+		     "target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\n"
+		     "mlock p0 @0x11:2 onfault\n",
+		     CK_MM_EXPECTED_STATE);
+}
+
+static bool test_stack_stuck_fires(void)
+{
+	return fires(STACK_STUCK,
+		     "target fuzz_mm\nmmap p0 @0x400:2 r,w,growsdown private f0 fixed\n"
+		     "touch p0 @0x3fe:1 read\n",
+		     CK_MM_EXPECTED_STATE);
+}
+
 int main(void)
 {
 	TEST(test_model_quiet);
@@ -396,5 +524,8 @@ int main(void)
 	TEST(test_wrong_mode_fires);
 	TEST(test_modes_replaced_fires);
 	TEST(test_wrong_ctx_fires);
+	TEST(test_remap_loses_fires);
+	TEST(test_lazy_mlock_fires);
+	TEST(test_stack_stuck_fires);
 	return test_summary();
 }

@@ -7,16 +7,24 @@
  * no lock, a fault and a rollup reader's walk of a VMA's pages holding
  * neither the VMA's lock nor the mmap lock (a reader with its locking
  * removed), a page copy from a VMA not write-locked, an i_mmap insertion
- * without the file's lock, an anon_vma chain change without its root's.
+ * without the file's lock, an anon_vma chain change without its root's;
+ * mremap, the mlock calls, a stack's growth and the advices on pages hold
+ * what they assert, and their pieces fire without it (a stack grown or
+ * page tables moved under the mmap read lock, MADV_FREE's walk unlocked).
  */
 #include "mm/anon.h"
 #include "mm/exit.h"
 #include "mm/fault.h"
 #include "mm/file.h"
+#include "mm/madvise.h"
+#include "mm/mlock.h"
 #include "mm/mm.h"
 #include "mm/mmap.h"
+#include "mm/mremap.h"
 #include "mm/page.h"
+#include "mm/reclaim.h"
 #include "mm/rollup.h"
+#include "mm/stack.h"
 #include "mm/types.h"
 #include "mm/vma.h"
 #include "mm/vma_merge.h"
@@ -233,6 +241,45 @@ static bool test_anon_vma_unlocked(void)
 	return teardown();
 }
 
+/* The calls of mremap, mlock and friends, stacks and the page advices. */
+static bool test_breadth_calls(void)
+{
+	struct vma *v;
+
+	ASSERT(setup());
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), MREMAP_MAYMOVE | MREMAP_FIXED, A(0x40)),
+		  (int64_t)A(0x40));
+	ASSERT_EQ(mm_mlock(mm, A(0x40), P(4), VM_LOCKED), 0);
+	ASSERT_EQ(mm_munlock(mm, A(0x40), P(2)), 0);
+	ASSERT_EQ(mm_mlockall(mm, MCL_CURRENT | MCL_FUTURE), 0);
+	ASSERT_EQ(mm_munlockall(mm), 0);
+	ASSERT_EQ(mm_madvise(mm, A(0x40), P(4), MADV_FREE), 0);
+	ASSERT_EQ(mm_madvise(mm, A(0x40), P(4), MADV_PAGEOUT), 0);
+	ASSERT_EQ(mm_madvise(mm, A(0x40), P(4), MADV_POPULATE_WRITE), 0);
+	ASSERT_EQ(mm_mmap(mm, A(0x300), P(2), RW,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_GROWSDOWN, NULL, 0),
+		  A(0x300));
+	ASSERT_EQ(mm_touch(mm, A(0x2fe), P(1), true), 0); /* grows */
+	ASSERT_EQ(check_total(), 0);
+	/* a stack grown, page tables moved under the read lock */
+	v = vma_of(0x2fe);
+	mmap_read_lock(&mm->lock);
+	ASSERT_EQ(expand_downwards(v, A(0x2fc)), 0);
+	ASSERT(check_count(CK_SYNC_MMAP_NOT_WRITE_LOCKED) >= 1);
+	move_ptes(mm, A(0x40), A(0x60), P(4));
+	mmap_read_unlock(&mm->lock);
+	ASSERT(check_count(CK_SYNC_MMAP_NOT_WRITE_LOCKED) >= 2);
+	mmap_write_lock(&mm->lock);
+	move_ptes(mm, A(0x60), A(0x40), P(4)); /* back where their VMA is */
+	mmap_write_unlock(&mm->lock);
+	check_clear();
+	/* MADV_FREE's walk with no lock */
+	lazyfree_range(vma_of(0x40), A(0x40), A(0x44));
+	ASSERT_EQ(check_count(CK_SYNC_MMAP_UNLOCKED), 1);
+	ASSERT_EQ(check_total(), 1);
+	return teardown();
+}
+
 int main(void)
 {
 	TEST(test_tree_read_unlocked);
@@ -243,5 +290,6 @@ int main(void)
 	TEST(test_copy_not_write_locked);
 	TEST(test_i_mmap_unlocked);
 	TEST(test_anon_vma_unlocked);
+	TEST(test_breadth_calls);
 	return test_summary();
 }

@@ -125,6 +125,12 @@ static void print_distribution(const struct conform_tally *t, uint64_t skipped,
 	       t->file_maps, t->shared_anon_maps, t->touches);
 	printf("  userfaultfd operations %" PRIu64 " (%.1f%%), map_limit %" PRIu64 "\n",
 	       t->uffd_ops, pct(t->uffd_ops, t->ops), t->map_limits);
+	printf("  mremaps that succeeded %" PRIu64 " (%" PRIu64 " moved), mlock/munlock/mlockall/"
+	       "munlockall that succeeded %" PRIu64 "\n",
+	       t->remaps, t->remap_moves, t->locks);
+	printf("  maps populated or locked %" PRIu64 ", stacks (MAP_GROWSDOWN) mapped %" PRIu64
+	       "\n",
+	       t->populating_maps, t->stack_maps);
 	printf("  smaps_rollup compared %" PRIu64 " times; not compared %" PRIu64
 	       " times (a process holding map_limit's fillers)\n",
 	       t->rollups, t->rollups_filled);

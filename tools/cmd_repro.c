@@ -114,18 +114,16 @@ static int record(const struct prog_desc *d, const struct prog *p, const struct 
 	check_set_context(repro_context, &ctx);
 	for (unsigned i = 0; i < p->nops && !status; i++) {
 		struct repro_rec *r = &recs[i];
+		const char *why_skip;
 		struct mm_call c;
 		FILE *f;
 
 		ctx.step = i;
 		conform_model_resolve(model, d, &p->ops[i], &c);
 		conform_op_text(d, &p->ops[i], r->op, sizeof(r->op));
-		if (conform_hint_refused(model, &c)) {
-			fprintf(stderr,
-				"vmafuzz repro: %s: operation %u (%s): the model will not place "
-				"this hint mapping at its hint; the kernel's own placement "
-				"differs\n",
-				o->file, i, r->op);
+		if ((why_skip = conform_model_skip(model, &c))) {
+			fprintf(stderr, "vmafuzz repro: %s: operation %u (%s): %s\n", o->file, i,
+				r->op, why_skip);
 			status = 2;
 			break;
 		}

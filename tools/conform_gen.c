@@ -59,7 +59,9 @@ static const struct {
     {MMF_OP_EXIT, 20},		{MMF_OP_UFFD_CREATE, 30},
     {MMF_OP_UFFD_REGISTER, 50}, {MMF_OP_UFFD_UNREGISTER, 20},
     {MMF_OP_UFFD_RELEASE, 15},	{MMF_OP_MAP_LIMIT, 2},
-    {MMF_OP_ROLLUP, 10},
+    {MMF_OP_ROLLUP, 10},	{MMF_OP_MREMAP, 80},
+    {MMF_OP_MLOCK, 30},		{MMF_OP_MUNLOCK, 20},
+    {MMF_OP_MLOCKALL, 10},	{MMF_OP_MUNLOCKALL, 5},
 };
 
 static bool can_draw(const struct conform_gen *g, unsigned code, unsigned proc)
@@ -122,10 +124,17 @@ static uint8_t draw_handle(struct conform_gen *g, unsigned proc)
 
 static void args_mmap(struct conform_gen *g, struct mm_args *a)
 {
-	unsigned x = below(g, 100);
+	unsigned x;
 
-	/* mostly readable and writable, every combination sometimes */
+	/* mostly readable and writable, every combination sometimes; now and
+	 * then populated, locked or a stack */
 	a->prot = (uint8_t)(below(g, 2) ? 3 : below(g, 8));
+	x = below(g, 100);
+	a->prot |= x < 5    ? MMF_MAP_POPULATE
+		   : x < 8  ? MMF_MAP_LOCKED
+		   : x < 14 ? MMF_MAP_GROWSDOWN
+			    : 0;
+	x = below(g, 100);
 	a->kind = x < 50   ? MMF_PRIVATE_ANON
 		  : x < 70 ? MMF_SHARED_ANON
 		  : x < 85 ? MMF_PRIVATE_FILE
@@ -166,6 +175,19 @@ static void note(struct conform_gen *g, unsigned code, const struct mm_args *a)
 	}
 }
 
+/* mremap's arguments: a new length near the old one, flags mostly valid,
+ * a new address near the old range or at a gap or VMA. */
+static void args_mremap(struct conform_gen *g, struct mm_args *a)
+{
+	static const uint8_t flags[] = {0, 1, 1, 3, 3, 3, 5, 7, 7, 2, 4, 6};
+	unsigned x = below(g, 100);
+
+	a->remap_flags = flags[below(g, sizeof(flags))];
+	a->n = (uint8_t)(x < 10 ? 0 : 1 + below(g, x < 80 ? 16 : 40));
+	a->to = (uint8_t)below(g, 4);
+	a->k = (uint8_t)below(g, a->to < MMF_TO_UP ? 6 : 32);
+}
+
 static void gen_args(struct conform_gen *g, unsigned code, struct mm_args *a)
 {
 	gen_range(g, &a->range, code == MMF_OP_MMAP);
@@ -177,7 +199,7 @@ static void gen_args(struct conform_gen *g, unsigned code, struct mm_args *a)
 		a->prot = (uint8_t)below(g, 8);
 		break;
 	case MMF_OP_MADVISE:
-		a->advice = (uint8_t)below(g, 5);
+		a->advice = (uint8_t)below(g, MMF_NADVICE);
 		break;
 	case MMF_OP_TOUCH:
 		a->access = (uint8_t)below(g, 2);
@@ -188,7 +210,17 @@ static void gen_args(struct conform_gen *g, unsigned code, struct mm_args *a)
 		a->diff = (uint8_t)below(g, 2);
 		break;
 	case MMF_OP_UFFD_CREATE:
-		a->features = (uint8_t)below(g, 2);
+		/* the fork event half of the time, the remap event a quarter */
+		a->features = (uint8_t)below(g, 4);
+		break;
+	case MMF_OP_MREMAP:
+		args_mremap(g, a);
+		break;
+	case MMF_OP_MLOCK:
+		a->lock = (uint8_t)below(g, 2);
+		break;
+	case MMF_OP_MLOCKALL:
+		a->mcl = (uint8_t)below(g, 8); /* 0 and onfault alone: -EINVAL */
 		break;
 	case MMF_OP_UFFD_REGISTER:
 		/* missing, wp, minor, and now and then two of them */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Random fuzz_mm programs for vmafuzz conform --random: what users of the
- * mm do, on t0. p0 maps, protects, advises, touches and unmaps anonymous
- * memory (private and shared) and the model's files (private and shared);
- * forks (up to three per program) whose children act as much as their
- * parents and may exit; userfaultfds created (half of them with the fork
- * event), registered in every mode, unregistered and closed; now and then
+ * mm do, on t0. p0 maps (now and then populated, locked or as a stack),
+ * protects, advises (every advice), touches, remaps, locks and unlocks, and
+ * unmaps anonymous memory (private and shared) and the model's files
+ * (private and shared); forks (up to three per program) whose children act
+ * as much as their parents and may exit; userfaultfds created (half of them
+ * with the fork event, half with the remap event), registered in every
+ * mode, unregistered and closed; now and then
  * a map_limit close to the VMA count, so that splits and maps fail; ranges
  * that hit VMAs, gaps and holes, so that many calls fail. The generator is
  * seeded (fuzz/prng.h): the same seed makes the same programs.

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,8 @@ _Static_assert(KVM_READ == AS_VM_READ && KVM_WRITE == AS_VM_WRITE && KVM_EXEC ==
 		   KVM_MAYSHARE == AS_VM_MAYSHARE && KVM_UFFD_MISSING == AS_VM_UFFD_MISSING &&
 		   KVM_UFFD_WP == AS_VM_UFFD_WP && KVM_UFFD_MINOR == AS_VM_UFFD_MINOR &&
 		   KVM_DONTCOPY == AS_VM_DONTCOPY && KVM_ACCOUNT == AS_VM_ACCOUNT &&
-		   KVM_WIPEONFORK == AS_VM_WIPEONFORK,
+		   KVM_WIPEONFORK == AS_VM_WIPEONFORK && KVM_GROWSDOWN == AS_VM_GROWSDOWN &&
+		   KVM_LOCKED == AS_VM_LOCKED && KVM_LOCKONFAULT == AS_VM_LOCKONFAULT,
 	       "ksys.h's VM bits are as_backend.h's");
 
 /* One real process. */
@@ -172,6 +174,23 @@ static pid_t fork_p0(uint64_t lo, uint64_t hi, uint64_t file_size, int *sock)
 	return pid;
 }
 
+/*
+ * The tool on the CPU it runs on, as its real processes are (ksys_setup): it
+ * reads their pages through /proc/PID/mem, which marks them accessed and may
+ * park them, with a reference, in this CPU's batches; MADV_PAGEOUT in a real
+ * process drains its own CPU's batches only, and a page held elsewhere is
+ * not reclaimed (found by conform: a lazily freed page stayed).
+ */
+static void one_cpu(void)
+{
+	cpu_set_t cpus;
+	int cpu = sched_getcpu();
+
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu >= 0 ? cpu : 0, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+}
+
 static void *live_open(char *err, size_t errlen)
 {
 	struct live *l = calloc(1, sizeof(*l));
@@ -188,6 +207,7 @@ static void *live_open(char *err, size_t errlen)
 		l->p[i] = (struct rproc){0, -1, -1, false}; /* (forget() would close fd 0) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	signal(SIGPIPE, SIG_IGN);
+	one_cpu();
 	pid = (spawner ? spawner : fork_p0)(LIVE_LO, LIVE_HI, LIVE_FILE_SIZE, &sock);
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot start p0: %s", strerror((int)-pid));
@@ -208,7 +228,7 @@ static void *live_open(char *err, size_t errlen)
 				 (uint64_t)LIVE_LO, (uint64_t)LIVE_HI, strerror((int)(e - 2000)));
 		else if (e >= 1000)
 			snprintf(err, errlen, "the real process's setup failed: %s: %s",
-				 e >= 3000 ? "memfd_create" : "prctl(PR_SET_THP_DISABLE)",
+				 e >= 3000 ? "memfd_create" : "one CPU, RLIMIT_STACK, no THP",
 				 strerror((int)(e % 1000)));
 		else
 			snprintf(err, errlen, "the real process died before it started");
@@ -326,10 +346,10 @@ static int fork_events(struct rproc *r, struct pollfd *ev, const int *evfeat, un
 	}
 }
 
-/* Copies of every process's userfaultfds with the fork event into @ev (their
- * features in @evfeat): a fork's events go to whoever holds the context's
- * fd. How many, or -1 when a process is gone. */
-static int event_fds(struct live *l, struct pollfd *ev, int *evfeat)
+/* Copies of every process's userfaultfds with the event @feature (KUFFD_*)
+ * into @ev (their features in @evfeat): a fork's or an mremap's events go to
+ * whoever holds the context's fd. How many, or -1 when a process is gone. */
+static int event_fds(struct live *l, struct pollfd *ev, int *evfeat, int feature)
 {
 	struct kreq q = {.op = KOP_UFFD_DUP};
 	int n = 0;
@@ -347,7 +367,7 @@ static int event_fds(struct live *l, struct pollfd *ev, int *evfeat)
 			return -1;
 		}
 		for (unsigned i = 0; i < nfds; i++)
-			if (rep.feat[i] & KUFFD_FORK) {
+			if (rep.feat[i] & feature) {
 				ev[n] = (struct pollfd){fds[i], POLLIN, 0};
 				evfeat[n++] = rep.feat[i];
 			} else {
@@ -372,7 +392,7 @@ static int64_t live_fork(struct live *l, struct rproc *r)
 
 	if (l->fork_into >= MMF_MAX_PROCS || l->p[l->fork_into].pid > 0)
 		return -EAGAIN; /* the model's process table is full */
-	nev = event_fds(l, ev, evfeat);
+	nev = event_fds(l, ev, evfeat, KUFFD_FORK);
 	if (nev < 0)
 		return INT64_MIN;
 	if (!kmsg_send(r->sock, &q, sizeof(q), NULL, 0))
@@ -416,6 +436,44 @@ static int64_t live_fork(struct live *l, struct rproc *r)
 	return rep.result;
 }
 
+/* mremap: the userfaultfds with the remap event copied here first, so that
+ * the remap events of a moved range registered with one can be read (the
+ * calling process waits for that, mremap_userfaultfd_complete); they carry
+ * nothing the model needs. */
+static int64_t live_remap(struct live *l, struct rproc *r, const struct kreq *q, struct krep *rep)
+{
+	struct pollfd ev[LIVE_EVFDS];
+	int evfeat[LIVE_EVFDS], nev = event_fds(l, ev, evfeat, KUFFD_REMAP), w, fds[MMF_FDS];
+	unsigned nfds;
+
+	if (nev < 0)
+		return INT64_MIN;
+	if (!kmsg_send(r->sock, q, sizeof(*q), NULL, 0))
+		w = 0;
+	else
+		for (;;) {
+			w = wait_reply(r, ev, (unsigned)nev);
+			if (w != 2)
+				break;
+			for (int i = 0; i < nev; i++) {
+				struct uffd_msg msg;
+
+				if (ev[i].revents & POLLIN)
+					while (read(ev[i].fd, &msg, sizeof(msg)) ==
+					       (ssize_t)sizeof(msg))
+						;
+			}
+		}
+	for (int i = 0; i < nev; i++)
+		close(ev[i].fd);
+	if (w != 1 || kmsg_recv(r->sock, rep, sizeof(*rep), fds, &nfds) != 1) {
+		snprintf(l->err, sizeof(l->err), "real process %d %s in mremap", (int)r->pid,
+			 w == -1 ? "hangs" : "died");
+		return INT64_MIN;
+	}
+	return rep->result;
+}
+
 /* The request for a call that is not fork or exit. */
 static struct kreq call_req(const struct live *l, const struct mm_call *c)
 {
@@ -429,12 +487,18 @@ static struct kreq call_req(const struct live *l, const struct mm_call *c)
 	case MMF_OP_MPROTECT:
 	case MMF_OP_MADVISE:
 	case MMF_OP_TOUCH:
+	case MMF_OP_MREMAP:
+	case MMF_OP_MLOCK:
+	case MMF_OP_MUNLOCK:
+	case MMF_OP_MLOCKALL:
+	case MMF_OP_MUNLOCKALL:
 		q.op = KOP_SYS;
 		q.file = c->a.file;
 		break;
 	case MMF_OP_UFFD_CREATE:
 		q.op = KOP_UFFD_CREATE;
-		q.features = c->a.features == 1 ? KUFFD_FORK : 0;
+		q.features =
+		    (c->a.features & 1 ? KUFFD_FORK : 0) | (c->a.features & 2 ? KUFFD_REMAP : 0);
 		break;
 	case MMF_OP_UFFD_REGISTER:
 		q.op = KOP_UFFD_REGISTER;
@@ -471,7 +535,11 @@ static void live_call(void *as, struct mm_call *c)
 		c->result = end_proc(l, r) ? 0 : INT64_MIN;
 	} else {
 		q = call_req(l, c);
-		c->result = request(l, r, &q, NULL, 0, &rep, NULL, NULL) ? rep.result : INT64_MIN;
+		if (c->code == MMF_OP_MREMAP)
+			c->result = live_remap(l, r, &q, &rep);
+		else
+			c->result =
+			    request(l, r, &q, NULL, 0, &rep, NULL, NULL) ? rep.result : INT64_MIN;
 		if (c->code == MMF_OP_TOUCH && c->seen && c->result != INT64_MIN)
 			memcpy(c->seen, rep.seen, sizeof(rep.seen));
 		if (c->code == MMF_OP_MAP_LIMIT)

@@ -3,8 +3,10 @@
 #include "conform_model.h"
 #include "as_model.h"
 #include "conform_ops.h"
+#include "mm/mlock.h"
 #include "mm/page.h"
 #include "mm/rollup.h"
+#include "mm/stack.h"
 #include "mm/vma.h"
 #include "runtime/sync.h"
 
@@ -36,20 +38,164 @@ bool conform_hint_refused(void *model, const struct mm_call *c)
 	/* what get_unmapped_area looks at, under the mmap lock as it is */
 	mmap_read_lock(&mm->lock);
 	v = mm_find_vma(mm, c->start);
-	busy = v && v->start < c->start + len;
+	busy = v && vm_start_gap(v) < c->start + len; /* in the way, or its guard gap */
 	mmap_read_unlock(&mm->lock);
 	return busy;
 }
 
+/* The range a call populates: [*start, *end), or false when it populates
+ * nothing (the VMAs already there tell how). */
+static bool populated_range(struct mm *mm, const struct mm_call *c, uint64_t *start, uint64_t *end)
+{
+	struct vma *v;
+
+	*start = c->start & PAGE_MASK;
+	*end = c->start + c->len;
+	switch (c->code) {
+	case MMF_OP_MLOCK:
+		return !c->a.lock;
+	case MMF_OP_MADVISE:
+		/* a read populate reads; a write one is counted for the limit */
+		return c->a.advice == MMF_ADV_POPULATE_READ ||
+		       c->a.advice == MMF_ADV_POPULATE_WRITE;
+	case MMF_OP_MLOCKALL:
+		*start = 0;
+		*end = UINT64_MAX;
+		return (c->a.mcl & MCL_CURRENT) && !(c->a.mcl & MCL_ONFAULT);
+	case MMF_OP_MREMAP:
+		/* a locked range that grows: its growth */
+		v = mm_vma_at(mm, c->start);
+		*end = *start + c->to_len;
+		return v && (v->flags & VM_LOCKED) && c->to_len > c->len;
+	default:
+		return false;
+	}
+}
+
+/* A new mapping that will be populated (MAP_POPULATE, MAP_LOCKED, or
+ * mlockall's MCL_FUTURE without MCL_ONFAULT). */
+static bool mmap_populates(struct mm *mm, const struct mm_call *c)
+{
+	uint64_t def = mm->def_flags;
+
+	if (c->code != MMF_OP_MMAP ||
+	    !(mmf_populates(&c->a) || ((def & VM_LOCKED) && !(def & VM_LOCKONFAULT))))
+		return false;
+	return true;
+}
+
+/* The call would fault in more pages than the model populates in one call
+ * (MM_POPULATE_MAX_PAGES). */
+static bool populates_past_cap(struct mm *mm, const struct mm_call *c)
+{
+	uint64_t start, end, pages = 0;
+
+	if (mmap_populates(mm, c))
+		return c->len > (MM_POPULATE_MAX_PAGES << PAGE_SHIFT);
+	if (!populated_range(mm, c, &start, &end))
+		return false;
+	if (c->code == MMF_OP_MREMAP)
+		return c->to_len - c->len > (MM_POPULATE_MAX_PAGES << PAGE_SHIFT);
+	for (struct vma *v = mm_find_vma(mm, start); v && v->start < end; v = vma_next(mm, v)) {
+		uint64_t s = start < v->start ? v->start : start, e = end < v->end ? end : v->end;
+
+		pages += (e - s) >> PAGE_SHIFT;
+	}
+	return pages > MM_POPULATE_MAX_PAGES;
+}
+
+/* The mremap would move the range to an address of the model's choosing:
+ * MREMAP_MAYMOVE growing a range that cannot grow in place (the model
+ * searches its window top-down, the kernel from its mmap base), or a
+ * MREMAP_DONTUNMAP hint the model would not take. */
+static bool remap_elsewhere(struct mm *mm, const struct mm_call *c)
+{
+	int flags = c->a.remap_flags;
+	struct vma *v, *next;
+
+	if (c->code != MMF_OP_MREMAP || !(flags & 1) || (flags & 2))
+		return false; /* no move, or a fixed one */
+	if (flags & 4) {
+		/* MREMAP_DONTUNMAP's new address is a hint, taken when free */
+		v = mm_find_vma(mm, c->to);
+		return c->to + c->to_len > mm->mmap_max || (v && v->start < c->to + c->to_len);
+	}
+	if (c->to_len <= c->len)
+		return false; /* shrinks in place */
+	v = mm_vma_at(mm, c->start);
+	if (!v || c->len > v->end - c->start)
+		return false; /* -EFAULT */
+	if (c->start + c->len != v->end)
+		return true;
+	next = mm_find_vma(mm, v->end);
+	return next && next->start < v->end + (c->to_len - c->len);
+}
+
+/* The mremap is one where 6.12 (the model's reference) and this machine's
+ * 6.18 differ: a move of the same size to a fixed address whose old range
+ * is not one VMA's (6.17 moves every VMA in it), or a fixed or dontunmap
+ * move whose old range is not inside one VMA (6.17 checks the source, and
+ * the overlap, before it unmaps anything), a dontunmap move of an unfaulted
+ * VMA next to itself (6.18 merges the copy with the kept source, 6.12 does
+ * not), or a dontunmap move of part of a locked VMA (6.18 unlocks all of
+ * it, and counts locked_vm wrong). */
+static bool remap_618(struct mm *mm, const struct mm_call *c)
+{
+	struct vma *v;
+
+	if (c->code != MMF_OP_MREMAP || !(c->a.remap_flags & 6))
+		return false; /* not mremap_to */
+	v = mm_vma_at(mm, c->start);
+	if (!v || c->len > v->end - c->start)
+		return true;
+	if (!(c->a.remap_flags & 4))
+		return false;
+	/* 6.18 unlocks all of a locked source VMA, not only the range */
+	if ((v->flags & VM_LOCKED) && (c->start != v->start || c->start + c->len != v->end))
+		return true;
+	/* a kept unfaulted source may merge with its copy in 6.18 (also
+	 * once a fixed move unmapped the part of it the copy goes to) */
+	return !v->file && !v->anon_vma && c->to <= v->end && c->to + c->to_len >= v->start;
+}
+
+const char *conform_model_skip(void *model, const struct mm_call *c)
+{
+	struct mm *mm = ((struct mmf_state *)model)->mm[c->a.proc % MMF_MAX_PROCS];
+	const char *why = NULL;
+
+	if (conform_hint_refused(model, c))
+		return "the model will not place this hint mapping at its hint; the kernel's own "
+		       "placement differs";
+	if (!mm)
+		return NULL;
+	/* what the calls will look at, under the mmap lock as they do */
+	mmap_read_lock(&mm->lock);
+	if (remap_618(mm, c))
+		why = "an mremap where 6.12 (the model) and 6.18 differ: a move from a range that "
+		      "is not inside one VMA, a kept unfaulted source next to its copy, or a kept "
+		      "part of a locked VMA (docs/fidelity.md)";
+	else if (remap_elsewhere(mm, c))
+		why = "mremap moves the range to an address the kernel picks itself; the model "
+		      "picks another";
+	else if (populates_past_cap(mm, c))
+		why = "populates more pages than the model faults in at once "
+		      "(MM_POPULATE_MAX_PAGES)";
+	mmap_read_unlock(&mm->lock);
+	return why;
+}
+
 /* A hint mapping failed for a reason the kernel's would fail for too: no
- * such process, or the map count over its limit (do_mmap checks it before
- * it places anything). */
+ * such process, the map count over its limit (do_mmap checks it before it
+ * places anything), or a stack that is no private anonymous memory
+ * (-EINVAL wherever it is placed). */
 static bool hint_failed_alike(void *model, const struct mm_call *c)
 {
 	struct mm *mm = ((struct mmf_state *)model)->mm[c->a.proc % MMF_MAX_PROCS];
 
 	return c->result == -ESRCH ||
-	       (c->result == -ENOMEM && mm && mm->map_count > mm->max_map_count);
+	       (c->result == -ENOMEM && mm && mm->map_count > mm->max_map_count) ||
+	       (c->result == -EINVAL && (c->a.prot & MMF_MAP_GROWSDOWN) &&
+		c->a.kind != MMF_PRIVATE_ANON);
 }
 
 bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why, size_t whylen)
@@ -66,6 +212,15 @@ bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why
 		c->result = -ESRCH;
 	}
 	as_model.check(model);
+	if (c->code == MMF_OP_MREMAP && c->result >= 0 && c->result != (int64_t)c->start &&
+	    c->result != (int64_t)c->to) {
+		/* conform_model_skip() should have said so */
+		snprintf(why, whylen,
+			 "operation %u: the model moved the range to an address of its own; the "
+			 "kernel's own placement differs",
+			 step);
+		return false;
+	}
 	if (c->code == MMF_OP_MMAP && c->a.place == MMF_HINT && c->result != (int64_t)c->start &&
 	    !hint_failed_alike(model, c)) {
 		char r[64];

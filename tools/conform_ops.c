@@ -48,10 +48,14 @@ const char *conform_op_refuses(const struct prog_desc *d, const struct prog_op *
 		case MMF_OP_MADVISE:
 		case MMF_OP_TOUCH:
 		case MMF_OP_FORK:
+		case MMF_OP_MREMAP:
+		case MMF_OP_MLOCK:
+		case MMF_OP_MUNLOCK:
+		case MMF_OP_MLOCKALL:
+		case MMF_OP_MUNLOCKALL:
 			break;
 		default:
-			return "only mmap, munmap, mprotect, madvise, touch and fork run in a "
-			       "reproducer";
+			return CONFORM_REPRO_ONLY;
 		}
 		if (c.a.proc % MMF_MAX_PROCS)
 			return "only process p0 runs in a reproducer";
@@ -91,7 +95,9 @@ void conform_kcall(const struct mm_call *c, struct kcall *k)
 	    [MMF_OP_MMAP] = KSYS_MMAP,	       [MMF_OP_MUNMAP] = KSYS_MUNMAP,
 	    [MMF_OP_MPROTECT] = KSYS_MPROTECT, [MMF_OP_MADVISE] = KSYS_MADVISE,
 	    [MMF_OP_TOUCH] = KSYS_TOUCH,       [MMF_OP_FORK] = KSYS_FORK,
-	    [MMF_OP_EXIT] = KSYS_EXIT,
+	    [MMF_OP_EXIT] = KSYS_EXIT,	       [MMF_OP_MREMAP] = KSYS_MREMAP,
+	    [MMF_OP_MLOCK] = KSYS_MLOCK,       [MMF_OP_MUNLOCK] = KSYS_MUNLOCK,
+	    [MMF_OP_MLOCKALL] = KSYS_MLOCKALL, [MMF_OP_MUNLOCKALL] = KSYS_MUNLOCKALL,
 	};
 
 	memset(k, 0, sizeof(*k));
@@ -113,6 +119,15 @@ void conform_kcall(const struct mm_call *c, struct kcall *k)
 		k->touch_max_pages = CONFORM_TOUCH_MAX_PAGES;
 		k->value = c->value;
 	}
+	if (c->code == MMF_OP_MREMAP) {
+		k->flags = c->a.remap_flags & 7; /* MREMAP_MAYMOVE, _FIXED, _DONTUNMAP */
+		k->new_addr = c->to;
+		k->new_len = c->to_len;
+	}
+	if (c->code == MMF_OP_MLOCK)
+		k->flags = c->a.lock ? MLOCK_ONFAULT : 0;
+	if (c->code == MMF_OP_MLOCKALL)
+		k->flags = c->a.mcl & 7; /* MCL_CURRENT, _FUTURE, _ONFAULT */
 }
 
 uint64_t conform_pg(uint64_t addr)
@@ -168,9 +183,29 @@ void conform_print_mmap_flags(FILE *out, int flags)
 						 {MAP_PRIVATE, "MAP_PRIVATE"},
 						 {MAP_ANONYMOUS, "MAP_ANONYMOUS"},
 						 {MAP_FIXED, "MAP_FIXED"},
-						 {MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"}};
+						 {MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"},
+						 {MAP_POPULATE, "MAP_POPULATE"},
+						 {MAP_LOCKED, "MAP_LOCKED"},
+						 {MAP_GROWSDOWN, "MAP_GROWSDOWN"}};
 
-	print_bits(out, flags, names, 5, "0");
+	print_bits(out, flags, names, sizeof(names) / sizeof(names[0]), "0");
+}
+
+void conform_print_mremap_flags(FILE *out, int flags)
+{
+	static const struct flag_name names[] = {{MREMAP_MAYMOVE, "MREMAP_MAYMOVE"},
+						 {MREMAP_FIXED, "MREMAP_FIXED"},
+						 {MREMAP_DONTUNMAP, "MREMAP_DONTUNMAP"}};
+
+	print_bits(out, flags, names, 3, "0");
+}
+
+void conform_print_mcl_flags(FILE *out, int flags)
+{
+	static const struct flag_name names[] = {
+	    {MCL_CURRENT, "MCL_CURRENT"}, {MCL_FUTURE, "MCL_FUTURE"}, {MCL_ONFAULT, "MCL_ONFAULT"}};
+
+	print_bits(out, flags, names, 3, "0");
 }
 
 void conform_print_advice(FILE *out, int advice)
@@ -179,9 +214,15 @@ void conform_print_advice(FILE *out, int advice)
 						 {MADV_DONTFORK, "MADV_DONTFORK"},
 						 {MADV_DOFORK, "MADV_DOFORK"},
 						 {MADV_WIPEONFORK, "MADV_WIPEONFORK"},
-						 {MADV_KEEPONFORK, "MADV_KEEPONFORK"}};
+						 {MADV_KEEPONFORK, "MADV_KEEPONFORK"},
+						 {MADV_FREE, "MADV_FREE"},
+						 {MADV_COLD, "MADV_COLD"},
+						 {MADV_PAGEOUT, "MADV_PAGEOUT"},
+						 {MADV_POPULATE_READ, "MADV_POPULATE_READ"},
+						 {MADV_POPULATE_WRITE, "MADV_POPULATE_WRITE"},
+						 {MADV_DONTNEED_LOCKED, "MADV_DONTNEED_LOCKED"}};
 
-	for (unsigned i = 0; i < 5; i++)
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (advice == names[i].bit) {
 			fprintf(out, "%s", names[i].name);
 			return;
@@ -208,9 +249,22 @@ static bool print_rangeless(FILE *out, const struct mm_call *c)
 	case MMF_OP_UFFD_CREATE:
 		fprintf(out,
 			"userfaultfd(O_CLOEXEC|O_NONBLOCK) into the lowest free of h0-h%u, "
-			"UFFDIO_API(UFFD_FEATURE_SIGBUS%s)",
-			MMF_FDS - 1, c->a.features == 1 ? "|UFFD_FEATURE_EVENT_FORK" : "");
+			"UFFDIO_API(UFFD_FEATURE_SIGBUS%s%s)",
+			MMF_FDS - 1, c->a.features & 1 ? "|UFFD_FEATURE_EVENT_FORK" : "",
+			c->a.features & 2 ? "|UFFD_FEATURE_EVENT_REMAP" : "");
 		return true;
+	case MMF_OP_MUNLOCKALL:
+		fprintf(out, "munlockall()");
+		return true;
+	case MMF_OP_MLOCKALL: {
+		struct kcall k;
+
+		conform_kcall(c, &k);
+		fprintf(out, "mlockall(");
+		conform_print_mcl_flags(out, k.flags);
+		fprintf(out, ")");
+		return true;
+	}
 	case MMF_OP_UFFD_RELEASE:
 		fprintf(out, "close(h%u)", h);
 		return true;
@@ -237,7 +291,9 @@ void conform_print_call(FILE *out, const struct mm_call *c)
 		fprintf(out, "ioctl(h%u, %s, ", c->a.handle % MMF_FDS,
 			c->code == MMF_OP_UFFD_REGISTER ? "UFFDIO_REGISTER" : "UFFDIO_UNREGISTER");
 	else
-		fprintf(out, "%s(", mmf_ops[c->code % MMF_NOPS].name);
+		fprintf(out, "%s(",
+			c->code == MMF_OP_MLOCK && k.flags ? "mlock2"
+							   : mmf_ops[c->code % MMF_NOPS].name);
 	fprintf(out, "0x%" PRIx64 " @0x%" PRIx64 ", 0x%" PRIx64 " (%" PRIu64 " pages)", c->start,
 		conform_pg(c->start), c->len, c->len >> MMF_PAGE_SHIFT);
 	switch (c->code) {
@@ -266,6 +322,16 @@ void conform_print_call(FILE *out, const struct mm_call *c)
 	case MMF_OP_UFFD_REGISTER:
 		fprintf(out, ", ");
 		print_bits(out, c->a.modes, modes, 3, "0");
+		break;
+	case MMF_OP_MREMAP:
+		fprintf(out, ", 0x%" PRIx64 " (%" PRIu64 " pages), ", k.new_len,
+			k.new_len >> MMF_PAGE_SHIFT);
+		conform_print_mremap_flags(out, k.flags);
+		fprintf(out, ", 0x%" PRIx64 " @0x%" PRIx64, k.new_addr, conform_pg(k.new_addr));
+		break;
+	case MMF_OP_MLOCK:
+		if (k.flags)
+			fprintf(out, ", MLOCK_ONFAULT");
 		break;
 	default:
 		break;

@@ -6,9 +6,10 @@
  * fork with the reverted anon_vma policy, on every process, on t0, without
  * fail_at or config bits (no_zero_page aside: the kernel decides it); a
  * reproducer only anonymous mmap (private or shared; fixed, noreplace or
- * hint), munmap, mprotect, madvise, touch and fork, on p0. The compared
- * window is fuzz_mm's, with the 255 pages a mapping that starts in it can
- * reach past its top.
+ * hint; populated, locked or a stack), munmap, mremap, mprotect, madvise,
+ * mlock (and mlock2), munlock, mlockall, munlockall, touch and fork, on p0.
+ * The compared window is fuzz_mm's, with the 255 pages a mapping that
+ * starts in it can reach past its top.
  *
  * Nothing here runs the model (conform_model.h is its half of a step).
  */
@@ -23,6 +24,10 @@
 #define CONFORM_LO MMF_WINDOW_LO
 #define CONFORM_HI (MMF_WINDOW_HI + (256ull << MMF_PAGE_SHIFT))
 #define CONFORM_TOUCH_MAX_PAGES 256 /* the model's MM_TOUCH_MAX_PAGES */
+/* Why other operations do not run in a reproducer. */
+#define CONFORM_REPRO_ONLY                                                                         \
+	"only mmap, munmap, mremap, mprotect, madvise, mlock, munlock, mlockall, munlockall, "     \
+	"touch and fork run in a reproducer"
 
 /* The call an operation makes: its code and its arguments by name. */
 void conform_op_call(const struct prog_desc *d, const struct prog_op *op, struct mm_call *c);
@@ -53,5 +58,8 @@ void conform_print_call(FILE *out, const struct mm_call *c);
 void conform_print_prot(FILE *out, int prot);
 void conform_print_mmap_flags(FILE *out, int flags);
 void conform_print_advice(FILE *out, int advice);
+/* mremap's and mlockall's flags: "MREMAP_MAYMOVE|MREMAP_FIXED", "MCL_CURRENT". */
+void conform_print_mremap_flags(FILE *out, int flags);
+void conform_print_mcl_flags(FILE *out, int flags);
 
 #endif

@@ -36,7 +36,8 @@ enum kop {
 };
 
 /* The features of a conform userfaultfd besides UFFD_FEATURE_SIGBUS. */
-#define KUFFD_FORK 1 /* UFFD_FEATURE_EVENT_FORK */
+#define KUFFD_FORK 1  /* UFFD_FEATURE_EVENT_FORK */
+#define KUFFD_REMAP 2 /* UFFD_FEATURE_EVENT_REMAP */
 
 struct kreq {
 	int32_t op; /* enum kop */
@@ -65,7 +66,8 @@ int kmsg_recv(int sock, void *buf, size_t len, int *fds, unsigned *nfds);
  * The real process's side: serve requests on @sock until KOP_EXIT or the
  * tool is gone. First it switches THP off, checks [lo, hi) is free, makes
  * the model's files as memfds of @file_size bytes and answers a krep whose
- * result is 0 or -(what failed)*1000 - errno: 1 prctl, 2 the window, 3 memfd.
+ * result is 0 or -(what failed)*1000 - errno: 1 ksys_setup (one CPU,
+ * RLIMIT_STACK, THP off), 2 the window, 3 memfd.
  */
 _Noreturn void kserver_main(int sock, uint64_t lo, uint64_t hi, uint64_t file_size);
 

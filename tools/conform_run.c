@@ -238,10 +238,7 @@ static const char *resolve_op(struct run *r, struct prog_op *op, const struct co
 
 		if (!skip) {
 			conform_model_resolve(r->model, r->d, op, c);
-			if (conform_hint_refused(r->model, c))
-				skip =
-				    "the model will not place this hint mapping at its hint; the "
-				    "kernel's own placement differs";
+			skip = conform_model_skip(r->model, c);
 		}
 		if (!skip || !regen || tries == 64)
 			return skip;
@@ -270,6 +267,13 @@ static void count(struct run *r, const struct mm_call *c)
 	t->uffd_ops += c->code >= MMF_OP_UFFD_CREATE && c->code <= MMF_OP_UFFD_RELEASE;
 	t->map_limits += c->code == MMF_OP_MAP_LIMIT;
 	t->touches += c->code == MMF_OP_TOUCH;
+	t->remaps += c->code == MMF_OP_MREMAP && c->result >= 0;
+	t->remap_moves +=
+	    c->code == MMF_OP_MREMAP && c->result >= 0 && c->result != (int64_t)c->start;
+	t->locks += c->code >= MMF_OP_MLOCK && c->code <= MMF_OP_MUNLOCKALL && !c->result;
+	t->populating_maps += c->code == MMF_OP_MMAP && mmf_populates(&c->a);
+	t->stack_maps +=
+	    c->code == MMF_OP_MMAP && (c->a.prot & MMF_MAP_GROWSDOWN) && c->result >= 0;
 	if (alive > t->max_procs)
 		t->max_procs = alive;
 }

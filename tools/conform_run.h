@@ -44,11 +44,15 @@ struct conform_tally {
 	uint64_t progs_fork;	  /* programs with one */
 	uint64_t progs_child_ops; /* programs in which a forked process acted */
 	uint64_t exits, file_maps, shared_anon_maps, uffd_ops, map_limits, touches;
-	uint64_t rollups;	 /* smaps_rollup comparisons */
-	uint64_t rollups_filled; /* not made: the process held map_limit fillers */
-	uint64_t pages_compared; /* pages whose data was compared */
-	uint64_t reads_compared; /* pages a read touch returned, compared */
-	uint64_t max_procs;	 /* most processes alive at once */
+	uint64_t remaps, remap_moves; /* mremaps that succeeded, and moved */
+	uint64_t locks;		      /* mlock, munlock, mlockall, munlockall that succeeded */
+	uint64_t populating_maps;     /* mmaps with MAP_POPULATE or MAP_LOCKED */
+	uint64_t stack_maps;	      /* mmaps with MAP_GROWSDOWN that succeeded */
+	uint64_t rollups;	      /* smaps_rollup comparisons */
+	uint64_t rollups_filled;      /* not made: the process held map_limit fillers */
+	uint64_t pages_compared;      /* pages whose data was compared */
+	uint64_t reads_compared;      /* pages a read touch returned, compared */
+	uint64_t max_procs;	      /* most processes alive at once */
 	uint64_t differ_ops;
 };
 

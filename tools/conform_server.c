@@ -129,6 +129,8 @@ static int64_t uffd_create(int features)
 		return -EMFILE; /* as the model's fd table */
 	if (features & KUFFD_FORK)
 		api.features |= UFFD_FEATURE_EVENT_FORK;
+	if (features & KUFFD_REMAP)
+		api.features |= UFFD_FEATURE_EVENT_REMAP;
 	fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 && errno == EPERM)
 		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);

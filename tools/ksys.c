@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static sigjmp_buf ksys_fault_env;
@@ -35,12 +38,29 @@ static void ksys_on_fault(int sig)
 int ksys_setup(void)
 {
 	struct sigaction sa;
+	struct rlimit rl;
+	cpu_set_t cpus;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = ksys_on_fault;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
+	/* one CPU: a page just faulted in waits in a per-CPU batch for the
+	 * LRU, and MADV_PAGEOUT, which drains this CPU's batch, cannot take
+	 * it from another CPU's */
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		return errno;
+	/* stacks (MAP_GROWSDOWN) grow up to RLIMIT_STACK: 8 MiB, as the model */
+	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != 8ull << 20) {
+		rl.rlim_cur = 8ull << 20;
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < rl.rlim_cur)
+			rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_STACK, &rl))
+			return errno;
+	}
 	return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) ? errno : 0;
 }
 
@@ -114,6 +134,19 @@ int64_t ksys_call(const struct kcall *c)
 		return madvise(a, c->len, c->advice) ? -(int64_t)errno : 0;
 	case KSYS_TOUCH:
 		return ksys_touch(c, NULL);
+	case KSYS_MREMAP:
+		p = mremap(a, c->len, c->new_len, c->flags, (void *)(uintptr_t)c->new_addr);
+		return p == MAP_FAILED ? -(int64_t)errno : (int64_t)(uintptr_t)p;
+	case KSYS_MLOCK:
+		/* mlock2 has a libc wrapper since glibc 2.27; the system call
+		 * itself keeps the reproducers free of that */
+		return syscall(SYS_mlock2, a, c->len, c->flags) ? -(int64_t)errno : 0;
+	case KSYS_MUNLOCK:
+		return munlock(a, c->len) ? -(int64_t)errno : 0;
+	case KSYS_MLOCKALL:
+		return mlockall(c->flags) ? -(int64_t)errno : 0;
+	case KSYS_MUNLOCKALL:
+		return munlockall() ? -(int64_t)errno : 0;
 	}
 	return -ENOSYS;
 }
@@ -145,11 +178,12 @@ static uint64_t ksys_vm_flags(const char *p)
 	static const struct {
 		char name[3];
 		uint64_t bit;
-	} words[] = {{"rd", KVM_READ},	     {"wr", KVM_WRITE},	    {"ex", KVM_EXEC},
-		     {"sh", KVM_SHARED},     {"mr", KVM_MAYREAD},   {"mw", KVM_MAYWRITE},
-		     {"me", KVM_MAYEXEC},    {"ms", KVM_MAYSHARE},  {"um", KVM_UFFD_MISSING},
-		     {"uw", KVM_UFFD_WP},    {"dc", KVM_DONTCOPY},  {"ac", KVM_ACCOUNT},
-		     {"wf", KVM_WIPEONFORK}, {"ui", KVM_UFFD_MINOR}};
+	} words[] = {{"rd", KVM_READ},	     {"wr", KVM_WRITE},	     {"ex", KVM_EXEC},
+		     {"sh", KVM_SHARED},     {"mr", KVM_MAYREAD},    {"mw", KVM_MAYWRITE},
+		     {"me", KVM_MAYEXEC},    {"ms", KVM_MAYSHARE},   {"um", KVM_UFFD_MISSING},
+		     {"uw", KVM_UFFD_WP},    {"dc", KVM_DONTCOPY},   {"ac", KVM_ACCOUNT},
+		     {"wf", KVM_WIPEONFORK}, {"ui", KVM_UFFD_MINOR}, {"gd", KVM_GROWSDOWN},
+		     {"lo", KVM_LOCKED},     {"lf", KVM_LOCKONFAULT}};
 	uint64_t flags = 0;
 
 	while (*p) {
@@ -336,10 +370,11 @@ const char *ksys_vma_str(const struct kvma *v, uint64_t base, char *buf, size_t 
 	uint64_t kb = KSYS_PAGE / 1024;
 
 	snprintf(buf, len,
-		 "@0x%" PRIx64 "-0x%" PRIx64 " %s %s %s %s rss %" PRIu64 "k anon %" PRIu64 "k",
+		 "@0x%" PRIx64 "-0x%" PRIx64 " %s %s %s %s%s%s rss %" PRIu64 "k anon %" PRIu64 "k",
 		 (v->start - base) / KSYS_PAGE, (v->end - base) / KSYS_PAGE, perm,
 		 v->flags & KVM_ACCOUNT ? "ac" : "--", v->flags & KVM_DONTCOPY ? "dc" : "--",
-		 v->flags & KVM_WIPEONFORK ? "wf" : "--", v->rss * kb, v->anon * kb);
+		 v->flags & KVM_WIPEONFORK ? "wf" : "--", v->flags & KVM_LOCKED ? " lo" : "",
+		 v->flags & KVM_LOCKONFAULT ? " lf" : "", v->rss * kb, v->anon * kb);
 	return buf;
 }
 
@@ -349,12 +384,13 @@ const char *ksys_vma_more(const struct kvma *v, char *buf, size_t len)
 
 	snprintf(buf, len,
 		 "pgoff 0x%" PRIx64 " pss %" PRIu64 "k pss_dirty %" PRIu64 "k shared %" PRIu64
-		 "k/%" PRIu64 "k private %" PRIu64 "k/%" PRIu64 "k%s%s%s%s%s%s%s",
+		 "k/%" PRIu64 "k private %" PRIu64 "k/%" PRIu64 "k%s%s%s%s%s%s%s%s",
 		 v->pgoff, v->pss_kb, v->pss_dirty_kb, v->shared_clean * kb, v->shared_dirty * kb,
 		 v->private_clean * kb, v->private_dirty * kb, v->flags & KVM_MAYREAD ? " mr" : "",
 		 v->flags & KVM_MAYWRITE ? " mw" : "", v->flags & KVM_MAYEXEC ? " me" : "",
-		 v->flags & KVM_SHARED ? " sh" : "", v->flags & KVM_UFFD_MISSING ? " um" : "",
-		 v->flags & KVM_UFFD_WP ? " uw" : "", v->flags & KVM_UFFD_MINOR ? " ui" : "");
+		 v->flags & KVM_SHARED ? " sh" : "", v->flags & KVM_GROWSDOWN ? " gd" : "",
+		 v->flags & KVM_UFFD_MISSING ? " um" : "", v->flags & KVM_UFFD_WP ? " uw" : "",
+		 v->flags & KVM_UFFD_MINOR ? " ui" : "");
 	return buf;
 }
 

@@ -28,18 +28,26 @@ enum ksys_code {
 	KSYS_MADVISE,
 	KSYS_TOUCH,
 	KSYS_FORK,
-	KSYS_EXIT
+	KSYS_EXIT,
+	KSYS_MREMAP,
+	KSYS_MLOCK,
+	KSYS_MUNLOCK,
+	KSYS_MLOCKALL,
+	KSYS_MUNLOCKALL
 };
 
-/* A call, with the kernel's values for prot, flags and advice. */
+/* A call, with the kernel's values for prot, flags and advice. flags are
+ * mmap's, mremap's (MREMAP_*), mlock2's (MLOCK_ONFAULT) or mlockall's
+ * (MCL_*). */
 struct kcall {
 	int32_t code; /* enum ksys_code */
 	int32_t prot, flags, advice, write;
 	uint64_t start, len;
-	uint64_t touch_max_pages; /* touch: at most this many pages, as the model */
-	int32_t fd;		  /* mmap of a file (not MAP_ANONYMOUS): its fd */
-	uint64_t offset;	  /* and the offset in it, bytes */
-	uint64_t value;		  /* touch write: the k-th page's first 8 bytes get value + k */
+	uint64_t touch_max_pages;   /* touch: at most this many pages, as the model */
+	int32_t fd;		    /* mmap of a file (not MAP_ANONYMOUS): its fd */
+	uint64_t offset;	    /* and the offset in it, bytes */
+	uint64_t value;		    /* touch write: the k-th page's first 8 bytes get value + k */
+	uint64_t new_addr, new_len; /* mremap */
 };
 
 /* One VMA as smaps shows it; flags in the kernel's VM_* bits. Pages where
@@ -71,29 +79,36 @@ struct krest {
 #define KVM_MAYWRITE 0x20ull	    /* mw */
 #define KVM_MAYEXEC 0x40ull	    /* me */
 #define KVM_MAYSHARE 0x80ull	    /* ms, the s of rw-s */
+#define KVM_GROWSDOWN 0x100ull	    /* gd */
 #define KVM_UFFD_MISSING 0x200ull   /* um */
 #define KVM_UFFD_WP 0x1000ull	    /* uw */
+#define KVM_LOCKED 0x2000ull	    /* lo */
 #define KVM_DONTCOPY 0x20000ull	    /* dc */
+#define KVM_LOCKONFAULT 0x80000ull  /* lf */
 #define KVM_ACCOUNT 0x100000ull	    /* ac */
 #define KVM_WIPEONFORK 0x2000000ull /* wf */
 #define KVM_UFFD_MINOR (1ull << 41) /* ui */
 /* The bits the model shows too, and which are compared. */
 #define KVM_COMPARED                                                                               \
 	(KVM_READ | KVM_WRITE | KVM_EXEC | KVM_SHARED | KVM_MAYREAD | KVM_MAYWRITE | KVM_MAYEXEC | \
-	 KVM_MAYSHARE | KVM_UFFD_MISSING | KVM_UFFD_WP | KVM_DONTCOPY | KVM_ACCOUNT |              \
-	 KVM_WIPEONFORK | KVM_UFFD_MINOR)
+	 KVM_MAYSHARE | KVM_GROWSDOWN | KVM_UFFD_MISSING | KVM_UFFD_WP | KVM_LOCKED |              \
+	 KVM_DONTCOPY | KVM_LOCKONFAULT | KVM_ACCOUNT | KVM_WIPEONFORK | KVM_UFFD_MINOR)
 
 /* Before any call: the handlers that turn a touch's SIGSEGV or SIGBUS into
- * -EFAULT, and transparent huge pages off (one touched page is one resident
- * page). 0, or the errno of prctl(PR_SET_THP_DISABLE). */
+ * -EFAULT, the process on one CPU (what MADV_PAGEOUT reclaims depends on
+ * per-CPU batches), RLIMIT_STACK at 8 MiB (how far a MAP_GROWSDOWN stack
+ * grows, as the model's), and transparent huge pages off (one touched page
+ * is one resident page). 0, or the errno of what failed. */
 int ksys_setup(void);
 /* 0 when nothing is mapped in [lo, hi) or the page on either side, else an
  * errno (EEXIST: something is). */
 int ksys_window_free(uint64_t lo, uint64_t hi);
-/* Run mmap, munmap, mprotect, madvise or a touch of each page (stopping at
- * the first fault: -EFAULT for SIGSEGV, -EAGAIN for SIGBUS, which only a
- * userfaultfd with UFFD_FEATURE_SIGBUS raises here, where a handler would
- * be waited for): the address, 0 or -errno. */
+/* Run mmap, munmap, mremap, mprotect, madvise, mlock (mlock2), munlock,
+ * mlockall, munlockall or a touch of each page (stopping at the first
+ * fault: -EFAULT for SIGSEGV, -EAGAIN for SIGBUS, which a userfaultfd with
+ * UFFD_FEATURE_SIGBUS raises here, where a handler would be waited for, and
+ * a page past the end of a shared anonymous mapping's memory, which mremap
+ * may grow the mapping over): the address, 0 or -errno. */
 int64_t ksys_call(const struct kcall *c);
 /* A touch (ksys_call's KSYS_TOUCH): each page written with its value (a
  * store of 8 bytes at its start), or read, what it held going to @seen[k]
@@ -105,12 +120,12 @@ int64_t ksys_touch(const struct kcall *c, uint64_t *seen);
  * reading stops past @hi). */
 int ksys_vmas(pid_t pid, uint64_t lo, uint64_t hi, struct kvma *out, unsigned max,
 	      struct krest *rest, char *err, size_t errlen);
-/* "@0x10-0x18 rw-p ac dc wf rss 32k anon 32k": addresses in pages from
+/* "@0x10-0x18 rw-p ac dc wf lo rss 32k anon 32k": addresses in pages from
  * @base, the window's start, as a program's @ ranges count them; the other
  * figures (ksys_vma_more) only where they are not the usual ones. */
 const char *ksys_vma_str(const struct kvma *v, uint64_t base, char *buf, size_t len);
 /* The rest: "pgoff 0x10 pss 16k pss_dirty 16k shared 0k/32k private 0k/0k
- * mr mw me sh um uw ui" (clean/dirty). */
+ * mr mw me sh gd um uw ui" (clean/dirty). */
 const char *ksys_vma_more(const struct kvma *v, char *buf, size_t len);
 /* Two VMAs agree: range, the KVM_COMPARED bits, the offset and every figure. */
 bool ksys_vma_same(const struct kvma *a, const struct kvma *b);

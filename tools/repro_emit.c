@@ -54,9 +54,12 @@ static void put_vm_flags(FILE *out, uint64_t flags)
 		     {KVM_MAYWRITE, "KVM_MAYWRITE"},
 		     {KVM_MAYEXEC, "KVM_MAYEXEC"},
 		     {KVM_MAYSHARE, "KVM_MAYSHARE"},
+		     {KVM_GROWSDOWN, "KVM_GROWSDOWN"},
 		     {KVM_UFFD_MISSING, "KVM_UFFD_MISSING"},
 		     {KVM_UFFD_WP, "KVM_UFFD_WP"},
+		     {KVM_LOCKED, "KVM_LOCKED"},
 		     {KVM_DONTCOPY, "KVM_DONTCOPY"},
+		     {KVM_LOCKONFAULT, "KVM_LOCKONFAULT"},
 		     {KVM_ACCOUNT, "KVM_ACCOUNT"},
 		     {KVM_WIPEONFORK, "KVM_WIPEONFORK"},
 		     {KVM_UFFD_MINOR, "KVM_UFFD_MINOR"}};
@@ -97,13 +100,20 @@ static void put_vmas(FILE *out, const char *name, const struct kvma *v, unsigned
 
 static void put_call(FILE *out, const struct kcall *k)
 {
-	static const char *const codes[] = {"KSYS_MMAP",    "KSYS_MUNMAP", "KSYS_MPROTECT",
-					    "KSYS_MADVISE", "KSYS_TOUCH",  "KSYS_FORK",
-					    "KSYS_EXIT"};
+	static const char *const codes[] = {"KSYS_MMAP",    "KSYS_MUNMAP",   "KSYS_MPROTECT",
+					    "KSYS_MADVISE", "KSYS_TOUCH",    "KSYS_FORK",
+					    "KSYS_EXIT",    "KSYS_MREMAP",   "KSYS_MLOCK",
+					    "KSYS_MUNLOCK", "KSYS_MLOCKALL", "KSYS_MUNLOCKALL"};
 
 	fprintf(out, "\t {.code = %s",
-		k->code >= 0 && k->code <= KSYS_EXIT ? codes[k->code] : "-1");
-	if (k->code == KSYS_FORK) {
+		k->code >= 0 && k->code <= KSYS_MUNLOCKALL ? codes[k->code] : "-1");
+	if (k->code == KSYS_FORK || k->code == KSYS_MUNLOCKALL) {
+		fputs("},\n", out);
+		return;
+	}
+	if (k->code == KSYS_MLOCKALL) {
+		fputs(", .flags = ", out);
+		conform_print_mcl_flags(out, k->flags);
 		fputs("},\n", out);
 		return;
 	}
@@ -123,6 +133,14 @@ static void put_call(FILE *out, const struct kcall *k)
 	if (k->code == KSYS_TOUCH)
 		fprintf(out, ", .write = %d, .touch_max_pages = %" PRIu64, k->write,
 			k->touch_max_pages);
+	if (k->code == KSYS_MREMAP) {
+		fputs(", .flags = ", out);
+		conform_print_mremap_flags(out, k->flags);
+		fprintf(out, ", .new_addr = 0x%" PRIx64 "ull, .new_len = 0x%" PRIx64 "ull",
+			k->new_addr, k->new_len);
+	}
+	if (k->code == KSYS_MLOCK && k->flags)
+		fputs(", .flags = MLOCK_ONFAULT", out);
 	fputs("},\n", out);
 }
 

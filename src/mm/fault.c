@@ -3,6 +3,7 @@
 #include "mm/fault.h"
 
 #include "mm/page.h"
+#include "mm/stack.h"
 #include "mm/types.h"
 #include "mm/vma.h"
 #include "runtime/sync.h"
@@ -35,6 +36,36 @@ static int fault_access(struct vma *v, uint64_t addr, bool write, uint64_t *val)
 	return err;
 }
 
+/*
+ * lock_mm_and_find_vma for an address no VMA holds (mmap read lock held,
+ * dropped here): a stack above it grows down to it under the write lock,
+ * taken anew, and the VMA looked up again; then the fault goes on under
+ * the read lock the write lock is downgraded to. -EFAULT (SIGSEGV) when
+ * nothing may grow there.
+ */
+static int stack_fault(struct mm *mm, uint64_t addr, bool write, uint64_t *val)
+{
+	struct vma *v = mm_find_vma(mm, addr);
+	int err;
+
+	if (!v || !(v->flags & VM_GROWSDOWN)) {
+		mmap_read_unlock(&mm->lock);
+		return -EFAULT;
+	}
+	mmap_read_unlock(&mm->lock);
+	mmap_write_lock(&mm->lock);
+	v = mm_find_vma(mm, addr);
+	err = !v ? -EFAULT : v->start > addr ? expand_downwards(v, addr) : 0;
+	if (err) {
+		mmap_write_unlock(&mm->lock);
+		return err;
+	}
+	mmap_write_downgrade(&mm->lock);
+	err = fault_access(v, addr, write, val);
+	mmap_read_unlock(&mm->lock);
+	return err;
+}
+
 /* One page: the per-VMA-lock path first, the mmap lock if that fails. */
 static int touch_page(struct mm *mm, uint64_t addr, bool write, uint64_t *val)
 {
@@ -57,7 +88,9 @@ static int touch_page(struct mm *mm, uint64_t addr, bool write, uint64_t *val)
 	}
 	mmap_read_lock(&mm->lock);
 	v = mm_vma_at(mm, addr);
-	err = v ? fault_access(v, addr, write, val) : -EFAULT;
+	if (!v)
+		return stack_fault(mm, addr, write, val);
+	err = fault_access(v, addr, write, val);
 	mmap_read_unlock(&mm->lock);
 	return err;
 }

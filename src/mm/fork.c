@@ -54,6 +54,7 @@ static int dup_uffd(struct vma *tmp, struct mm *child, bool early_return, struct
 		model_free(AK_UFFD_FORK_CTX, f);
 		return -ENOMEM;
 	}
+	f->new->event_remap = octx->event_remap; /* the child's context has its features */
 	f->orig = octx;
 	uffd_ctx_get(octx);
 	/* at the tail, as dup_userfaultfd's list_add_tail: the fork events
@@ -82,6 +83,7 @@ static int dup_one(struct mm *child, struct vma *mpnt, struct vma *pprev, const 
 	if (!tmp)
 		return -ENOMEM;
 	tmp->mm = child;
+	tmp->flags &= ~VM_LOCKED_MASK; /* mlock is not inherited */
 	vma_lock_init(&tmp->lock, false);
 	err = dup_uffd(tmp, child, !o->uffd_no_early_return, fcs);
 	if (err) {

@@ -109,6 +109,7 @@ bool mm_check_fork(struct mm *parent, struct mm *child)
 			break;
 		}
 		want = p->uffd && !p->uffd->event_fork ? p->flags & ~VM_UFFD_FLAGS : p->flags;
+		want &= ~VM_LOCKED_MASK; /* mlock is not inherited */
 		if (c->start != p->start || c->end != p->end || c->flags != want ||
 		    c->pgoff != p->pgoff || c->file != p->file)
 			ok = check_fail(

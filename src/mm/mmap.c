@@ -3,7 +3,9 @@
 #include "mm/mmap.h"
 
 #include "mm/file.h"
+#include "mm/mlock.h"
 #include "mm/mm.h"
+#include "mm/stack.h"
 #include "mm/types.h"
 #include "mm/vma.h"
 #include "mm/vma_merge.h"
@@ -59,6 +61,8 @@ int do_munmap(struct mm *mm, uint64_t start, uint64_t end)
 		if (!err && n)
 			mm_note_change(mm, start, end);
 		for (unsigned i = 0; !err && i < n; i++) {
+			if (gone[i]->flags & VM_LOCKED)
+				mm->locked_vm -= (int64_t)vma_pages(gone[i]);
 			vma_mark_detached(&gone[i]->lock, &mm->lock, true);
 			vma_remove(gone[i]);
 			mm->map_count--;
@@ -84,20 +88,39 @@ int mm_munmap(struct mm *mm, uint64_t start, uint64_t len)
 	return err;
 }
 
-/* A free range for a mapping without MAP_FIXED: the hint if it fits, else
- * the highest gap of the mmap window (top-down, as x86-64 does). */
-static int64_t get_unmapped_area(struct mm *mm, uint64_t hint, uint64_t len)
+/* The range ending at @end keeps clear of the guard gap of the stack above
+ * it, if any (vm_start_gap). */
+static bool clear_of_stack(struct mm *mm, uint64_t start, uint64_t end)
 {
-	uint64_t start;
+	struct vma *next = mm_find_vma(mm, start);
+
+	return !next || end <= vm_start_gap(next);
+}
+
+int64_t mm_get_unmapped_area(struct mm *mm, uint64_t hint, uint64_t len)
+{
+	uint64_t start, high = mm->mmap_max - 1;
 
 	hint &= PAGE_MASK;
 	if (hint && hint >= mm->mmap_min && hint + len > hint && hint + len <= mm->mmap_max &&
-	    mt_gap_lowest(&mm->mt, hint, hint + len - 1, len, &start) == 0)
+	    mt_gap_lowest(&mm->mt, hint, hint + len - 1, len, &start) == 0 &&
+	    clear_of_stack(mm, hint, hint + len))
 		return (int64_t)hint;
-	if (mm->mmap_max - mm->mmap_min < len ||
-	    mt_gap_highest(&mm->mt, mm->mmap_min, mm->mmap_max - 1, len, &start))
-		return -ENOMEM;
-	return (int64_t)(start & PAGE_MASK);
+	/* unmapped_area_topdown: a gap under a stack ends at its guard gap */
+	for (;;) {
+		struct vma *next;
+
+		if (high < mm->mmap_min || high - mm->mmap_min + 1 < len ||
+		    mt_gap_highest(&mm->mt, mm->mmap_min, high, len, &start))
+			return -ENOMEM;
+		start &= PAGE_MASK;
+		next = mm_find_vma(mm, start);
+		if (!next || start + len <= vm_start_gap(next))
+			return (int64_t)start;
+		if (vm_start_gap(next) == 0)
+			return -ENOMEM;
+		high = vm_start_gap(next) - 1;
+	}
 }
 
 /* The checks made before the mmap lock is taken; *@len comes back
@@ -143,19 +166,22 @@ static int mmap_place(struct mm *mm, uint64_t addr, uint64_t len, int flags, int
 		*at = (int64_t)addr;
 		return 0;
 	}
-	*at = get_unmapped_area(mm, addr, len);
+	*at = mm_get_unmapped_area(mm, addr, len);
 	return *at < 0 ? (int)*at : 0;
 }
 
 /* The file the mapping maps, held for the duration of the call, and its
  * offset: a shared anonymous mapping is backed by its own shmem file; a
  * private anonymous one's pgoff is its address's page number. */
-static int mmap_get_file(struct file **file, uint64_t *pgoff, bool shared, int64_t at)
+static int mmap_get_file(struct file **file, uint64_t *pgoff, bool shared, int64_t at, uint64_t len)
 {
 	if (shared && !*file) {
 		*file = file_create(0, true);
 		if (!*file)
 			return -ENOMEM;
+		/* shmem_zero_setup: the file is as long as the mapping; a fault
+		 * past its end (after mremap grew the mapping) is SIGBUS */
+		(*file)->size = len >> PAGE_SHIFT;
 		*pgoff = 0;
 	} else if (*file) {
 		(*file)->refcount++;
@@ -165,17 +191,21 @@ static int mmap_get_file(struct file **file, uint64_t *pgoff, bool shared, int64
 	return 0;
 }
 
-/* The new mapping's range and flags. */
-static struct merge_range mmap_range(int64_t at, uint64_t len, int prot, bool shared,
+/* The new mapping's range and flags: mlockall(MCL_FUTURE)'s default
+ * (mm->def_flags) and MAP_LOCKED lock it. */
+static struct merge_range mmap_range(struct mm *mm, int64_t at, uint64_t len, int prot, int flags,
 				     struct file *file, uint64_t pgoff)
 {
+	bool shared = flags & MAP_SHARED;
 	struct merge_range m = {
 	    .start = (uint64_t)at,
 	    .end = (uint64_t)at + len,
 	    .pgoff = pgoff,
 	    .file = file,
 	    .flags = prot_to_flags(prot) | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC |
-		     (shared ? VM_SHARED | VM_MAYSHARE : 0),
+		     (shared ? VM_SHARED | VM_MAYSHARE : 0) | mm->def_flags |
+		     (flags & MAP_LOCKED ? VM_LOCKED : 0) |
+		     (flags & MAP_GROWSDOWN ? VM_GROWSDOWN : 0),
 	};
 
 	if ((m.flags & (VM_SHARED | VM_WRITE)) == VM_WRITE)
@@ -214,7 +244,7 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 		uint64_t pgoff)
 {
 	bool shared = flags & MAP_SHARED;
-	struct merge_range m;
+	struct merge_range m = {0};
 	struct vma *v;
 	int64_t at = 0;
 	int err;
@@ -226,10 +256,15 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 	err = mmap_place(mm, addr, len, flags, &at);
 	if (err)
 		goto out;
-	err = mmap_get_file(&file, &pgoff, shared, at);
+	/* do_mmap, once placed: a stack is private anonymous memory */
+	if ((flags & MAP_GROWSDOWN) && (shared || file)) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = mmap_get_file(&file, &pgoff, shared, at, len);
 	if (err)
 		goto out;
-	m = mmap_range(at, len, prot, shared, file, pgoff);
+	m = mmap_range(mm, at, len, prot, flags, file, pgoff);
 	/* MAP_FIXED replaces what was there */
 	err = do_munmap(mm, m.start, m.end);
 	if (err)
@@ -247,10 +282,17 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 		err = mmap_new_vma(mm, &m);
 	if (!err)
 		mm_note_change(mm, m.start, m.end);
+	if (!err && (m.flags & VM_LOCKED))
+		mlock_account(mm, (int64_t)(len >> PAGE_SHIFT));
 put:
 	if (file)
 		file_put(file);
 out:
 	mmap_write_unlock(&mm->lock);
-	return err ? err : at;
+	if (err)
+		return err;
+	/* a locked or MAP_POPULATE mapping is faulted in, errors ignored */
+	if ((m.flags & VM_LOCKED) || (flags & MAP_POPULATE))
+		mm_populate(mm, (uint64_t)at, len);
+	return at;
 }

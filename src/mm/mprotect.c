@@ -5,6 +5,7 @@
  */
 #include "mm/mprotect.h"
 
+#include "mm/mlock.h"
 #include "mm/page.h"
 #include "mm/types.h"
 #include "mm/vma.h"
@@ -15,7 +16,7 @@
 
 int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 {
-	uint64_t end, at;
+	uint64_t end, at, oldflags, budget = MM_POPULATE_MAX_PAGES;
 	bool overflow;
 	struct vma *v;
 	int err = 0;
@@ -61,6 +62,7 @@ int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 			 !v->anon_vma)
 			flags &= ~VM_ACCOUNT;
 		stop = v->end < end ? v->end : end;
+		oldflags = v->flags;
 		changed = flags != v->flags;
 		err = vma_modify(v, at, stop, flags, v->uffd, &res);
 		if (err)
@@ -70,6 +72,11 @@ int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 			pte_wrprotect_range(mm, at, stop);
 		else if (changed && (flags & VM_SHARED))
 			pte_mkwrite_shared_range(mm, at, stop, flags & VM_UFFD_WP);
+		/* a private locked VMA becoming writable breaks copy-on-write now,
+		 * to spare a major fault later (mprotect_fixup; errors ignored) */
+		if ((oldflags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED &&
+		    (flags & VM_WRITE))
+			populate_vma(res, at, stop, &budget);
 		at = stop;
 	}
 out:

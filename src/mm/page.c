@@ -66,7 +66,6 @@ static void page_put(struct page *p)
 		model_free(AK_PAGE, p);
 }
 
-/* Map @p at the slot (which is empty). */
 uint64_t page_map_changes;
 
 /* The page's own dirty flag (folio_mark_dirty): every mapping's figures. */
@@ -213,6 +212,17 @@ static int fault_around(struct vma *v, uint64_t addr)
 	return 0;
 }
 
+/* A write through a lazily freed page (MADV_FREE) redirties it: reclaim
+ * keeps it for good (the kernel sees the dirty entry and makes the folio
+ * swap-backed again; the model clears the mark at once). */
+static void page_keep_lazyfree(struct page *p)
+{
+	if (!p->lazyfree)
+		return;
+	p->lazyfree = false;
+	page_map_changes++; /* LazyFree changes wherever it is mapped */
+}
+
 /* A fault on a present entry: only a write does something. */
 static int fault_present(struct vma *v, uintptr_t *slot, uint64_t addr, bool write)
 {
@@ -227,6 +237,7 @@ static int fault_present(struct vma *v, uintptr_t *slot, uint64_t addr, bool wri
 			*slot |= PTE_DIRTY;
 			mm_note_change(mm, addr, addr + PAGE_SIZE);
 		}
+		page_keep_lazyfree(old);
 		return 0;
 	}
 	if (v->flags & VM_SHARED) {
@@ -240,6 +251,7 @@ static int fault_present(struct vma *v, uintptr_t *slot, uint64_t addr, bool wri
 	if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
 		*slot |= PTE_WRITE | PTE_DIRTY; /* wp_page_reuse */
 		mm_note_change(mm, addr, addr + PAGE_SIZE);
+		page_keep_lazyfree(old);
 		return 0;
 	}
 	p = anon_page(v, addr, old);
@@ -296,8 +308,11 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 		if (err)
 			return err;
 	}
-	/* shmem_get_folio_gfp: a page in the cache is a minor fault, one not
-	 * there a missing one, each left to a handler registered for it */
+	/* shmem_get_folio_gfp: past the end of a shmem file is SIGBUS */
+	if (v->file->size && linear_index(v, addr) >= v->file->size)
+		return -EAGAIN;
+	/* ... a page in the cache is a minor fault, one not there a missing
+	 * one, each left to a handler registered for it */
 	if (v->uffd &&
 	    (v->flags &
 	     (mt_load(&v->file->cache, linear_index(v, addr)) ? VM_UFFD_MINOR : VM_UFFD_MISSING)))
@@ -315,6 +330,21 @@ int fault_page(struct vma *v, uint64_t addr, bool write)
 	}
 	pte_set(mm, slot, addr, p, write || file_pte_writable(v), write);
 	return 0;
+}
+
+int fault_page_gup(struct vma *v, uint64_t addr, bool write)
+{
+	uintptr_t pte = mm_pte(v->mm, addr);
+
+	vma_assert_locked(&v->lock, &v->mm->lock);
+	/* follow_page_pte: an entry that allows the access needs no fault;
+	 * FOLL_TOUCH with FOLL_WRITE dirties the page, not the entry */
+	if (pte && (write ? pte_write(pte) : !!(v->flags & VM_ACCESS_FLAGS))) {
+		if (write && !pte_dirty(pte))
+			page_mark_dirty(pte_page(pte));
+		return 0;
+	}
+	return fault_page(v, addr, write);
 }
 
 uint64_t page_data_changes;
@@ -378,6 +408,11 @@ static void zap_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
 	pte_clear(mm, slot, addr);
 }
 
+void pte_zap(struct mm *mm, uintptr_t *slot, uint64_t addr)
+{
+	pte_clear(mm, slot, addr);
+}
+
 void zap_range(struct vma *v, uint64_t start, uint64_t end)
 {
 	mmap_assert_locked(&v->mm->lock);
@@ -396,6 +431,44 @@ void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end)
 {
 	mmap_assert_write_locked(&mm->lock); /* mprotect's change_protection */
 	for_each_pte(mm, start, end, wrprotect_one, NULL);
+}
+
+struct move_ctx {
+	int64_t delta;	  /* destination minus source */
+	uint64_t stopped; /* the first source address not moved (0: none) */
+};
+
+static void move_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	struct move_ctx *mc = arg;
+	uint64_t to = addr + (uint64_t)mc->delta;
+	uintptr_t *dst;
+	int err;
+
+	if (mc->stopped)
+		return;
+	dst = pte_slot(mm, to, true, &err);
+	if (!dst) {
+		mc->stopped = addr;
+		return;
+	}
+	MODEL_ASSERT(!*dst);
+	/* the entry moves as it is: the page keeps its map count, anon_vma
+	 * and index, so the rmap walk finds it at its new place */
+	*dst = *slot;
+	*slot = 0;
+	mm->fault_changes++;
+	mm_note_change(mm, addr, addr + PAGE_SIZE);
+	mm_note_change(mm, to, to + PAGE_SIZE);
+}
+
+uint64_t move_ptes(struct mm *mm, uint64_t from, uint64_t to, uint64_t len)
+{
+	struct move_ctx mc = {(int64_t)(to - from), 0};
+
+	mmap_assert_write_locked(&mm->lock); /* move_page_tables, under mremap's */
+	for_each_pte(mm, from, from + len, move_one, &mc);
+	return mc.stopped ? mc.stopped - from : len;
 }
 
 static void mkwrite_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)

@@ -14,7 +14,9 @@
  * shmem needs no write notification (unless uffd-wp does). The zero page
  * is mapped read-only for read faults on
  * anonymous private memory and is not resident (an mm that forbids it gets
- * a page of its own there, clean where the VMA is not writable).
+ * a page of its own there, clean where the VMA is not writable). MADV_FREE
+ * clears an entry's dirty bit and marks its page lazily freed; reclaim drops
+ * such a page while neither is dirty again.
  *
  * Invariants (page family): a page's map count equals the entries mapping
  * it; its reference count equals its map count, plus one while it is in a
@@ -40,6 +42,7 @@ struct page {
 	uint64_t index;		   /* page offset in the anon_vma's or file's space */
 	bool dirty;		   /* the folio's dirty flag: a shared write fault set it,
 				    * or an unmapped dirty entry passed it on */
+	bool lazyfree;		   /* MADV_FREE: not swap-backed; reclaim drops it while clean */
 	/* What the page holds: one 64-bit value standing for its bytes. A
 	 * write (mm_access) stores it, a read returns it, copy-on-write copies
 	 * it; a new anonymous page and the zero page hold 0, a page cache page
@@ -113,14 +116,24 @@ __attribute__((no_sanitize("address"))) static inline bool pt_block_empty(const 
 uintptr_t mm_pte(struct mm *mm, uint64_t addr);
 
 /* Fault one page of @v at @addr (mmap or VMA lock held). 0, -EFAULT (no
- * access), -ENOMEM, or -EAGAIN when userfaultfd would handle it. */
+ * access: SIGSEGV), -ENOMEM, or -EAGAIN where the kernel raises SIGBUS: a
+ * userfaultfd would handle the fault (the model has no handler: its
+ * contexts act as ones with UFFD_FEATURE_SIGBUS), or the page lies past the
+ * end of a shmem file (a shared anonymous mapping mremap grew). */
 int fault_page(struct vma *v, uint64_t addr, bool write);
+/* The same for get_user_pages (population, MADV_POPULATE_*): a present
+ * entry that allows the access is not faulted, but a write through it
+ * marks its page dirty (follow_page_pte's FOLL_TOUCH), as every mapping of
+ * the page then shows; others are faulted as by fault_page. */
+int fault_page_gup(struct vma *v, uint64_t addr, bool write);
 /* The access that follows a successful fault of @addr (its page present, and
  * writable for a write): a write stores *@val in the page, a read sets *@val
  * to what the page holds. False when no page is there to access. */
 bool page_access(struct mm *mm, uint64_t addr, bool write, uint64_t *val);
 /* Unmap and release the pages of [start, end) of @v (zap_page_range). */
 void zap_range(struct vma *v, uint64_t start, uint64_t end);
+/* Unmap the one page at @slot of @mm (reclaim): as zap_range does. */
+void pte_zap(struct mm *mm, uintptr_t *slot, uint64_t addr);
 /* Make the entries of [start, end) read-only (mprotect removing write). */
 void pte_wrprotect_range(struct mm *mm, uint64_t start, uint64_t end);
 /* mprotect making a shared mapping writable: its entries become writable
@@ -133,6 +146,12 @@ void for_each_pte(struct mm *mm, uint64_t start, uint64_t end,
 /* fork's copy_page_range: map @src's pages into @dst, copy-on-write for
  * private anonymous pages. 0 or -ENOMEM (part may be copied). */
 int copy_ptes(struct vma *dst, struct vma *src);
+/* mremap's move_page_tables: move the entries of [from, from + len) to the
+ * same places of [to, to + len) (empty; the ranges do not overlap). Pages are
+ * not copied: they keep their map counts, anon_vma and index. Returns the
+ * bytes moved: @len, or less when a destination page table could not be
+ * allocated, and then every entry below that point is moved. */
+uint64_t move_ptes(struct mm *mm, uint64_t from, uint64_t to, uint64_t len);
 /* Free every page table of @mm (exit, after everything was zapped). */
 void free_pgtables(struct mm *mm);
 

@@ -60,6 +60,8 @@ static void account_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 		return;
 	s->rss += PAGE_SIZE;
 	s->referenced += PAGE_SIZE; /* the model does not age pages */
+	if (p->lazyfree && !dirty)  /* smaps_account: neither entry nor folio dirty */
+		s->lazyfree += PAGE_SIZE;
 	if (p->anon_vma)
 		s->anonymous += PAGE_SIZE;
 	pss = (PAGE_SIZE << PSS_SHIFT) / (uint64_t)(p->mapcount > 1 ? p->mapcount : 1);
@@ -84,10 +86,14 @@ static void account_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 
 void smaps_gather(struct vma *v, uint64_t from, struct rollup_stats *s)
 {
+	uint64_t pss = s->pss;
+
 	/* walk_page_vma's check of the walk's lock: the mmap lock, or (the
 	 * seed) the VMA's read lock */
 	vma_assert_locked(&v->lock, &v->mm->lock);
 	for_each_pte(v->mm, from > v->start ? from : v->start, v->end, account_one, s);
+	if (v->flags & VM_LOCKED)
+		s->pss_locked += s->pss - pss; /* smaps_account: locked pages' Pss */
 }
 
 static void gather(struct rollup *r, struct vma *v, uint64_t from)
@@ -451,4 +457,6 @@ void rollup_print(FILE *out, const struct rollup *r)
 	fprintf(out, "Private_Dirty: %8" PRIu64 " kB\n", s->private_dirty >> 10);
 	fprintf(out, "Referenced: %8" PRIu64 " kB\n", s->referenced >> 10);
 	fprintf(out, "Anonymous: %8" PRIu64 " kB\n", s->anonymous >> 10);
+	fprintf(out, "LazyFree: %8" PRIu64 " kB\n", s->lazyfree >> 10);
+	fprintf(out, "Locked: %8" PRIu64 " kB\n", s->pss_locked >> (10 + PSS_SHIFT));
 }

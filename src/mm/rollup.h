@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * /proc/PID/smaps_rollup (fs/proc/task_mmu.c show_smaps_rollup) and the
- * per-VMA smaps it sums, with its two readers:
+ * per-VMA smaps it sums (Locked: the Pss of VM_LOCKED VMAs), with its two
+ * readers:
  *
  *   ROLLUP_MMAP_LOCK  holds the mmap read lock; when a writer waits, drops
  *                     and retakes it and resumes after the last VMA it
@@ -43,6 +44,8 @@ struct rollup_stats {
 	uint64_t rss, pss, pss_dirty, pss_anon, pss_file, pss_shmem;
 	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
 	uint64_t referenced, anonymous;
+	uint64_t pss_locked; /* Locked: the Pss of VM_LOCKED VMAs */
+	uint64_t lazyfree;   /* LazyFree: lazily freed pages mapped clean */
 };
 
 enum rollup_reader { ROLLUP_MMAP_LOCK, ROLLUP_VMA_LOCK };

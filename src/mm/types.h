@@ -42,15 +42,19 @@
 #define VM_MAYWRITE 0x20ull
 #define VM_MAYEXEC 0x40ull
 #define VM_MAYSHARE 0x80ull
+#define VM_GROWSDOWN 0x100ull
 #define VM_UFFD_MISSING 0x200ull
 #define VM_UFFD_WP 0x1000ull
+#define VM_LOCKED 0x2000ull
 #define VM_DONTCOPY 0x20000ull
+#define VM_LOCKONFAULT 0x80000ull
 #define VM_ACCOUNT 0x100000ull
 #define VM_WIPEONFORK 0x2000000ull
 #define VM_SOFTDIRTY 0x8000000ull
 #define VM_UFFD_MINOR (1ull << 41)
 #define VM_UFFD_FLAGS (VM_UFFD_MISSING | VM_UFFD_WP | VM_UFFD_MINOR)
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
+#define VM_LOCKED_MASK (VM_LOCKED | VM_LOCKONFAULT)
 
 /* mmap prot and flags, madvise advice: the kernel's values */
 #define PROT_READ 0x1
@@ -60,12 +64,21 @@
 #define MAP_PRIVATE 0x02
 #define MAP_FIXED 0x10
 #define MAP_ANONYMOUS 0x20
+#define MAP_GROWSDOWN 0x100
+#define MAP_LOCKED 0x2000
+#define MAP_POPULATE 0x8000
 #define MAP_FIXED_NOREPLACE 0x100000
 #define MADV_DONTNEED 4
+#define MADV_FREE 8
 #define MADV_DONTFORK 10
 #define MADV_DOFORK 11
 #define MADV_WIPEONFORK 18
 #define MADV_KEEPONFORK 19
+#define MADV_COLD 20
+#define MADV_PAGEOUT 21
+#define MADV_POPULATE_READ 22
+#define MADV_POPULATE_WRITE 23
+#define MADV_DONTNEED_LOCKED 24
 
 #define MM_MAX_MAP_COUNT 65530
 
@@ -79,6 +92,7 @@ struct uffd_ctx;
 struct file {
 	unsigned id;
 	bool shmem;    /* backs a shared anonymous mapping */
+	uint64_t size; /* pages, for a shmem file (its mapping's length); 0: no end */
 	uint64_t data; /* its page at index i holds data + i until written (0: zeros) */
 	int refcount;  /* VMAs mapping it, plus one for its owner */
 	struct mtree cache;
@@ -97,7 +111,11 @@ struct vma {
 	struct avc *chain; /* this VMA's anon_vma_chain entries */
 	struct uffd_ctx *uffd;
 	struct vma_lock lock;
-	unsigned id;		       /* creation number, for reports */
+	unsigned id; /* creation number, for reports */
+	/* mremap moved its pages here with their page offsets, so an anonymous
+	 * VMA's pgoff need not be its start page (bookkeeping for VMA_PGOFF; it
+	 * stays through splits and fork, as the offsets do) */
+	bool moved;
 	struct itree_node i_mmap_node; /* in file->i_mmap: [pgoff, last page's pgoff] */
 };
 
@@ -108,6 +126,8 @@ struct mm {
 	struct mmap_lock lock;
 	int map_count;
 	int max_map_count;
+	int64_t locked_vm;	     /* pages of its VM_LOCKED VMAs, as the kernel counts them */
+	uint64_t def_flags;	     /* flags every new mapping takes (mlockall's MCL_FUTURE) */
 	uint64_t rss_anon, rss_file; /* resident pages, as MM_ANONPAGES/MM_FILEPAGES */
 	uint64_t mmap_min, mmap_max; /* window for mappings without an address */
 	bool exiting;

@@ -182,6 +182,20 @@ int uffd_unregister(struct uffd_ctx *ctx, uint64_t start, uint64_t len)
 	return err;
 }
 
+void uffd_mremap_prep(struct vma *v)
+{
+	if (!v->uffd || v->uffd->event_remap)
+		return;
+	vma_start_write(&v->lock, &v->mm->lock);
+	vma_assert_write_locked(&v->lock, &v->mm->lock);
+#ifndef VMAFUZZ_BUG_uffd_flags_without_ctx
+	/* before "userfaultfd: clear flag if remap event not enabled" (2018),
+	 * the context went and its flags stayed */
+	v->flags &= ~VM_UFFD_FLAGS;
+#endif
+	v->uffd = NULL;
+}
+
 void uffd_get(struct uffd_ctx *c)
 {
 	c->files++;
@@ -202,16 +216,8 @@ static void uffd_release(struct uffd_ctx *ctx)
 	for (uint64_t at = 0; (v = mm_find_vma(mm, at));) {
 		struct vma *res = v;
 
-#ifdef VMAFUZZ_BUG_uffd_flags_without_ctx
-		/* like "userfaultfd: clear flag if remap event not enabled"
-		 * (2018): the context goes, its flags stay */
-		if (v->uffd == ctx) {
-			vma_start_write(&v->lock, &mm->lock);
-			v->uffd = NULL;
-		} else
-#endif
-		    if (v->uffd == ctx &&
-			vma_modify(v, v->start, v->end, v->flags & ~VM_UFFD_FLAGS, NULL, &res)) {
+		if (v->uffd == ctx &&
+		    vma_modify(v, v->start, v->end, v->flags & ~VM_UFFD_FLAGS, NULL, &res)) {
 			/* close cannot fail: when merging cannot allocate, clear in
 			 * place and leave the neighbours unmerged */
 			vma_start_write(&v->lock, &mm->lock);

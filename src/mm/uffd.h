@@ -25,7 +25,8 @@ struct uffd_ctx {
 	int files;    /* open fds and fdget()s of calls in flight */
 	int refcount; /* the file side (one while any is open) and fork contexts */
 	bool released;
-	bool event_fork; /* the UFFD_FEATURE_EVENT_FORK feature */
+	bool event_fork;  /* the UFFD_FEATURE_EVENT_FORK feature */
+	bool event_remap; /* UFFD_FEATURE_EVENT_REMAP: it follows its VMAs when mremap moves them */
 	unsigned id;
 	struct uffd_ctx *next; /* the mm's contexts */
 };
@@ -57,6 +58,11 @@ void uffd_ctx_put(struct uffd_ctx *ctx);
  * that never became a file (a failed fork: no release walk). */
 struct uffd_ctx *uffd_create_locked(struct mm *mm, bool event_fork);
 void uffd_discard(struct uffd_ctx *ctx);
+
+/* mremap_userfaultfd_prep: @v, just moved by mremap, keeps its context only
+ * when the context wants the remap event; else it loses context and flags
+ * (write-locked here). */
+void uffd_mremap_prep(struct vma *v);
 
 /* The userfaultfd family: @mm's open contexts, and one VMA of @mm (called
  * from the VMA checks' walk). */

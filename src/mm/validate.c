@@ -71,10 +71,13 @@ static bool check_vma(struct mm *mm, struct vma *v, const struct mt_range *r)
 	if (!!(v->flags & VM_SHARED) != (v->file && (v->file->shmem || (v->flags & VM_MAYSHARE))))
 		ok = check_fail(CK_VMA_FLAGS, "vma#%u: VM_SHARED %s a shared file", v->id,
 				v->flags & VM_SHARED ? "without" : "with");
-	if (!v->file && v->pgoff != v->start >> PAGE_SHIFT)
-		ok =
-		    check_fail(CK_VMA_PGOFF, "anonymous vma#%u at %#" PRIx64 " has pgoff %#" PRIx64,
-			       v->id, v->start, v->pgoff);
+	/* (mremap moves a faulted VMA's pages with their offsets: its pgoff
+	 * then stays where they were faulted, also in a wipe-on-fork child) */
+	if (!v->file && !v->moved && v->pgoff != v->start >> PAGE_SHIFT)
+		ok = check_fail(CK_VMA_PGOFF,
+				"anonymous vma#%u at %#" PRIx64 " has pgoff %#" PRIx64
+				" and was never moved",
+				v->id, v->start, v->pgoff);
 	if (v->file) {
 		struct file *f = v->file;
 		const struct itree_node *n = &v->i_mmap_node;
@@ -380,6 +383,7 @@ bool mm_validate_all(struct mm *const *mms, unsigned n)
 		struct mt_cursor c;
 		struct vma *v;
 		int count = 0;
+		int64_t locked = 0;
 		uint64_t anon = 0, file = 0;
 
 		ok &= mt_validate(&mm->mt);
@@ -393,6 +397,8 @@ bool mm_validate_all(struct mm *const *mms, unsigned n)
 				continue;
 			}
 			count++;
+			if (v->flags & VM_LOCKED)
+				locked += (int64_t)vma_pages(v);
 			seen_add(v);
 			ok &= check_vma(mm, v, &c.range);
 			ok &= check_chain(v);
@@ -402,6 +408,11 @@ bool mm_validate_all(struct mm *const *mms, unsigned n)
 		if (count != mm->map_count)
 			ok = check_fail(CK_VMA_COUNT, "mm %u: map_count %d, %d VMAs in the tree",
 					mm->id, mm->map_count, count);
+		if (locked != mm->locked_vm)
+			ok = check_fail(CK_VMA_LOCKED_VM,
+					"mm %u: locked_vm %" PRId64 ", VM_LOCKED VMAs hold %" PRId64
+					" pages",
+					mm->id, mm->locked_vm, locked);
 		ok &= check_ptes(mm, &anon, &file);
 		if (anon != mm->rss_anon || file != mm->rss_file)
 			ok = check_fail(CK_PAGE_RSS,

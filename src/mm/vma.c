@@ -35,6 +35,7 @@ struct vma *vma_dup(const struct vma *v)
 	n->file = v->file;
 	n->anon_vma = v->anon_vma;
 	n->uffd = v->uffd;
+	n->moved = v->moved;
 	return n;
 }
 

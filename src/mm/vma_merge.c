@@ -104,35 +104,38 @@ int vma_split(struct vma *v, uint64_t addr, bool new_below)
 	return vma_split_unlimited(v, addr, new_below);
 }
 
-/* A VMA whose anon_vma chain holds more than its own anon_vma: a forked
- * child's, still sharing its parent's pages (vma_had_uncowed_parents). */
-static bool uncowed(const struct vma *v)
+/* A VMA with an anon_vma it shares with a parent (vma_is_fork_child,
+ * vma_had_uncowed_parents): its chain has more than its own entry. */
+static bool fork_child(const struct vma *v)
 {
 	return v && v->anon_vma && v->chain && v->chain->vma_next;
 }
 
 /*
- * is_mergeable_anon_vma (as since Linux 6.16, "fix incorrectly disallowed
- * anonymous VMA merges"): the same anon_vma; or the range has one and the
- * neighbour @n none, which will take the range's, unless the range's VMA
- * has uncowed parents; or @n has one and the range none, which will use
- * @n's, unless @n has uncowed parents. vmafuzz conform found the last case
- * (a new mapping next to a forked child's VMA) merging in the model.
+ * is_mergeable_anon_vma, as this machine's kernel (6.18) decides it since
+ * "mm/vma: fix incorrectly disallowed anonymous VMA merges" (6.16) and its
+ * mremap fix: a neighbour @tgt without an anon_vma may take a range that has
+ * one (it will share it) unless the range's VMA or the VMA it is copied from
+ * is a fork child; a neighbour with one may take a range without one unless
+ * it is a fork child itself; two anon_vmas must be the same. 6.12 differs
+ * only in refusing the first case (docs/fidelity.md). vmafuzz conform found
+ * the second case (a new mapping next to a forked child's VMA) merging in
+ * the model.
  */
-static bool anon_mergeable(const struct vma *n, const struct merge_range *m)
+static bool anon_mergeable(const struct vma *tgt, const struct merge_range *m)
 {
 #ifdef VMAFUZZ_BUG_merge_anon_mismatch
 	/* the first version of the reuse on fork (2019) let VMAs with
 	 * different anon_vmas merge */
-	(void)n;
+	(void)tgt;
 	(void)m;
 	return true;
 #endif
-	if (!n->anon_vma && m->anon_vma)
-		return !uncowed(m->vma);
-	if (n->anon_vma && !m->anon_vma)
-		return !uncowed(n);
-	return n->anon_vma == m->anon_vma;
+	if (!tgt->anon_vma && m->anon_vma)
+		return !fork_child(m->vma) && !fork_child(m->copied_from);
+	if (tgt->anon_vma && !m->anon_vma)
+		return !fork_child(tgt);
+	return tgt->anon_vma == m->anon_vma;
 }
 
 /* What a range would become: the properties a neighbour must share. */
@@ -160,8 +163,10 @@ static bool both_ways(const struct vma *prev, const struct vma *next)
 	return !prev->anon_vma || !next->anon_vma || prev->anon_vma == next->anon_vma;
 }
 
-/* @keep absorbs @gone's range: take its anon_vma if it has none (dup_anon_vma). */
-static int take_anon(struct vma *keep, struct vma *gone)
+/* @keep absorbs @gone's range: take its anon_vma if it has none
+ * (dup_anon_vma). *@dup is set to @keep when it took one, so that a later
+ * failure can undo it (the kernel unlinks anon_dup on its failure paths). */
+static int take_anon(struct vma *keep, struct vma *gone, struct vma **dup)
 {
 	int err;
 
@@ -175,6 +180,16 @@ static int take_anon(struct vma *keep, struct vma *gone)
 	err = anon_vma_clone(keep, gone);
 	if (err)
 		keep->anon_vma = NULL;
+	else
+		*dup = keep;
+	return err;
+}
+
+/* A merge failed after take_anon: give back what it took. */
+static int untake_anon(struct vma *dup, int err)
+{
+	if (dup)
+		unlink_anon_vmas(dup);
 	return err;
 }
 
@@ -220,48 +235,68 @@ static int expand(struct vma *v, uint64_t start, uint64_t end)
 
 /*
  * Merge a new mapping [m->start, m->end) into its neighbours if it may
- * (vma_merge_new_range). Returns the VMA that now covers it, NULL when no
- * merge was possible, or sets *err.
+ * (vma_merge_new_range, vma_expand). Returns the VMA that now covers it,
+ * NULL when no merge was possible, or sets *err.
  */
 struct vma *vma_merge_new_range(struct mm *mm, struct merge_range *m, int *err)
 {
 	struct vma *prev, *next;
 	bool left, right;
+	struct vma *target, *dup = NULL;
+	uint64_t start;
 
 	mmap_assert_write_locked(&mm->lock);
 	prev = m->start ? mm_vma_at(mm, m->start - 1) : NULL;
 	next = mm_vma_at(mm, m->end);
+	if (prev && prev == m->exclude)
+		prev = NULL;
+	if (next && next == m->exclude)
+		next = NULL;
 	left = can_merge_after(prev, m);
 	right = can_merge_before(next, m) && (!left || both_ways(prev, next));
+	target = left ? prev : right ? next : NULL;
+	start = left ? prev->start : m->start;
 	*err = 0;
-	if (left && right) {
-		*err = take_anon(prev, next);
-		if (*err || (*err = expand(prev, prev->start, next->end)))
-			return NULL;
+	if (!target)
+		return NULL;
+	if (left && right)
+		*err = take_anon(prev, next, &dup);
+		/* an mremap'd range takes its pages' anon_vma along (the fix of the
+		 * anon_vma use-after-free of 2026: vma_expand always dups from the
+		 * VMA copied from) */
+#ifndef VMAFUZZ_BUG_copied_anon_merge
+	if (!*err && m->copied_from)
+		*err = take_anon(target, m->copied_from, &dup);
+#endif
+	if (!*err)
+		*err = expand(target, start, right ? next->end : m->end);
+	if (*err)
+		return untake_anon(dup, *err), NULL;
+#ifdef VMAFUZZ_BUG_merge_case3_pgoff
+	/* "mm/mremap: fix vm_pgoff in vma_merge() case 3" (2023): a range
+	 * copied by mremap into next left next's pgoff as it was while next
+	 * grew down over the range */
+	if (!left && m->copied_from) {
+		target->pgoff += (m->end - m->start) >> PAGE_SHIFT;
+		vma_intervals_update(target);
+	}
+#endif
+	if (left && right)
 		absorb(prev, next);
-		return prev;
-	}
-	if (left) {
-		*err = expand(prev, prev->start, m->end);
-		return *err ? NULL : prev;
-	}
-	if (right) {
-		*err = expand(next, m->start, next->end);
-		return *err ? NULL : next;
-	}
-	return NULL;
+	return target;
 }
 
 /* vma_modify's merge with both neighbours: prev takes v and next. */
 static int modify_merge_both(struct vma *prev, struct vma *v, struct vma *next, struct vma **result)
 {
+	struct vma *dup = NULL;
 	int err;
 
-	if ((err = take_anon(prev, v)) || (err = take_anon(prev, next)))
+	if ((err = take_anon(prev, v, &dup)) || (err = take_anon(prev, next, &dup)))
 		return err;
 	err = expand(prev, prev->start, next->end);
 	if (err)
-		return err;
+		return untake_anon(dup, err);
 	absorb(prev, v);
 	absorb(prev, next);
 	*result = prev;
@@ -272,7 +307,8 @@ static int modify_merge_both(struct vma *prev, struct vma *v, struct vma *next, 
  * *@result is prev, even after a failure. */
 static int modify_merge_left(struct vma *prev, struct vma *v, uint64_t end, struct vma **result)
 {
-	int err = take_anon(prev, v);
+	struct vma *dup = NULL;
+	int err = take_anon(prev, v, &dup);
 
 	if (err)
 		return err;
@@ -291,7 +327,7 @@ static int modify_merge_left(struct vma *prev, struct vma *v, uint64_t end, stru
 		}
 	}
 	*result = prev;
-	return err;
+	return err ? untake_anon(dup, err) : 0;
 }
 
 /* vma_modify's merge of [start, v->end) into next: all of v, or its tail.
@@ -299,8 +335,15 @@ static int modify_merge_left(struct vma *prev, struct vma *v, uint64_t end, stru
 static int modify_merge_right(struct vma *next, struct vma *v, uint64_t start, struct vma **result)
 {
 	uint64_t end = v->end;
-	int err = take_anon(next, v);
+	struct vma *dup = NULL;
+	int err = 0;
 
+#ifdef VMAFUZZ_BUG_merge_case4_anon
+	/* "mm/mremap: fix dup_anon_vma() in vma_merge() case 4" (2023): when v's
+	 * tail moved into next, next did not take v's anon_vma */
+	if (start == v->start)
+#endif
+		err = take_anon(next, v, &dup);
 	if (err)
 		return err;
 	if (start == v->start) {
@@ -318,7 +361,7 @@ static int modify_merge_right(struct vma *next, struct vma *v, uint64_t start, s
 		}
 	}
 	*result = next;
-	return err;
+	return err ? untake_anon(dup, err) : 0;
 }
 
 int vma_modify(struct vma *v, uint64_t start, uint64_t end, uint64_t flags, struct uffd_ctx *uffd,

@@ -19,6 +19,12 @@ struct merge_range {
 	struct anon_vma *anon_vma;
 	struct uffd_ctx *uffd;
 	const struct vma *vma; /* the VMA the range is cut from, or NULL for a new one */
+	/* mremap's copy of a VMA (copy_vma): the VMA it is copied from, whose
+	 * anon_vma the VMA that takes the range must share; NULL otherwise */
+	struct vma *copied_from;
+	/* a neighbour the range must not merge with (copy_vma keeping an
+	 * unfaulted source: MREMAP_DONTUNMAP), or NULL */
+	const struct vma *exclude;
 };
 
 /* Store @v over its range in its mm's tree: 0 or -ENOMEM (tree unchanged). */

@@ -63,9 +63,10 @@
 	X(VMA_LOCK_AT_REST, "at rest no VMA is locked and no mmap lock is held")                   \
 	X(VMA_FLAGS,                                                                               \
 	  "wipe-on-fork only on private anonymous memory; shared iff shmem/shared file")           \
-	X(VMA_PGOFF, "an anonymous private VMA's pgoff is its start page")                         \
+	X(VMA_PGOFF, "an anonymous private VMA's pgoff is its start page unless mremap moved it")  \
 	X(VMA_FILE_LINK, "a file VMA is in its file's i_mmap and only live VMAs are")              \
 	X(VMA_I_MMAP_TREE, "a file's i_mmap tree is sound and keys each VMA by its pgoff range")   \
+	X(VMA_LOCKED_VM, "an mm's locked_vm counts the pages of its VM_LOCKED VMAs")               \
 	/* anon_vma family (mm_check.c) */                                                         \
 	X(ANON_AVC_LISTS, "every chain entry is on its VMA's chain and in its anon_vma's tree")    \
 	X(ANON_INTERVAL, "a chain entry is keyed by its VMA's page-offset interval")               \

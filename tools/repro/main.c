@@ -249,7 +249,7 @@ int main(void)
 	repro_say("vmafuzz repro of %s: %u steps, on Linux %s", repro_name, repro_nsteps,
 		  uname(&u) ? "?" : u.release);
 	if ((e = ksys_setup()))
-		return repro_skip("prctl(PR_SET_THP_DISABLE): %s", strerror(e));
+		return repro_skip("setup (one CPU, RLIMIT_STACK, no THP): %s", strerror(e));
 	if ((e = ksys_window_free(repro_lo, repro_hi)))
 		return repro_skip("the address window is not free here (%s)", strerror(e));
 	if (repro_steps[0] != repro_steps[1]) {
@@ -259,8 +259,8 @@ int main(void)
 			return repro_skip("%s", "could not tell whether this kernel maps the zero "
 						"page on a read fault of private anonymous memory");
 		steps = repro_steps[!zero];
-		repro_say("this kernel %s on a read fault of private anonymous memory: the "
-			  "model's views for that",
+		repro_say("this kernel %s on a read fault of private anonymous memory: it is "
+			  "compared with the model's views for such a kernel",
 			  zero ? "maps the zero page" : "allocates a page (no zero page)");
 	}
 	for (unsigned i = 0; i < repro_nsteps; i++)

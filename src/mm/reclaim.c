@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* MADV_FREE, MADV_PAGEOUT and MADV_POPULATE_* on pages (reclaim.h). */
+#include "mm/reclaim.h"
+
+#include "mm/mlock.h"
+#include "mm/mm.h"
+#include "mm/page.h"
+#include "mm/types.h"
+#include "mm/vma.h"
+#include "runtime/sync.h"
+#include "tree/mtree.h"
+
+#include <errno.h>
+
+/* madvise_free_pte_range: the anonymous folios of the range become lazily
+ * freed and their entries clean (young and dirty cleared). */
+static void free_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	struct page *p = pte_page(*slot);
+
+	(void)arg;
+	if (p == &zero_page || !p->anon_vma)
+		return;
+	/* a dirty page mapped elsewhere too is left as it is */
+	if (p->dirty && p->mapcount != 1)
+		return;
+	*slot &= ~PTE_DIRTY;
+	if (!p->lazyfree || p->dirty)
+		page_map_changes++; /* LazyFree and Dirty change wherever it is mapped */
+	p->lazyfree = true;
+	p->dirty = false;
+	mm_note_change(mm, addr, addr + PAGE_SIZE);
+}
+
+void lazyfree_range(struct vma *v, uint64_t start, uint64_t end)
+{
+	mmap_assert_locked(&v->mm->lock); /* walk_page_range */
+	for_each_pte(v->mm, start, end, free_one, NULL);
+}
+
+/* Reclaim one page mapped only here, as shrink_folio_list would without
+ * swap (madvise_cold_or_pageout_pte_range leaves shared folios alone). */
+static void pageout_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
+{
+	struct page *p = pte_page(*slot);
+
+	(void)arg;
+	if (p == &zero_page || p->mapcount != 1)
+		return;
+	if (p->anon_vma) {
+		/* try_to_unmap_one's "MADV_FREE page check": discarded while
+		 * clean; redirtied, it is swap-backed again and stays */
+		if (p->lazyfree && !pte_page_dirty(*slot))
+			pte_zap(mm, slot, addr);
+		else
+			p->lazyfree = false;
+		return;
+	}
+	/* a page cache page is unmapped (try_to_unmap); a clean one then
+	 * leaves the cache (a shmem one never written is a hole again), while
+	 * dirty ones stay there (no swap, no writeback) for the next fault to
+	 * find. An erase that cannot allocate keeps the page cached (reclaim
+	 * may fail). */
+	if (!pte_page_dirty(*slot) && !mt_store_range(&p->file->cache, p->index, p->index, NULL))
+		p->refcount--; /* the cache's reference; the unmap drops the last */
+	pte_zap(mm, slot, addr);
+}
+
+void pageout_range(struct vma *v, uint64_t start, uint64_t end)
+{
+	mmap_assert_locked(&v->mm->lock); /* walk_page_range */
+	for_each_pte(v->mm, start, end, pageout_one, NULL);
+}
+
+int populate_advice(struct mm *mm, uint64_t start, uint64_t end, bool write)
+{
+	uint64_t budget = MM_POPULATE_MAX_PAGES;
+
+	for (uint64_t at = start; at < end;) {
+		struct vma *v = mm_vma_at(mm, at);
+		uint64_t stop;
+
+		/* faultin_page_range with FOLL_MADV_POPULATE: no VMA is
+		 * -ENOMEM, an access the VMA does not allow -EINVAL */
+		if (!v)
+			return -ENOMEM;
+		if (!(v->flags & (write ? VM_WRITE : VM_READ)))
+			return -EINVAL;
+		stop = v->end < end ? v->end : end;
+		for (; at < stop && budget; at += PAGE_SIZE, budget--) {
+			int err = fault_page_gup(v, at, write);
+
+			/* a SIGBUS is -EFAULT to GUP (vm_fault_to_errno) */
+			if (err)
+				return err == -EAGAIN ? -EFAULT : err;
+		}
+		if (!budget)
+			return 0;
+	}
+	return 0;
+}

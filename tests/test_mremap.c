@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mremap in the model: the kernel's cases (shrink, expand in place, move,
+ * MREMAP_FIXED, MREMAP_DONTUNMAP), its errors, the pages a move carries
+ * (moved, not copied: same pages, same map counts, rmap still finds them),
+ * the anon_vma a copy shares, the userfaultfd remap rule, a move whose page
+ * table cannot be allocated, and the map count limit. Every result here was
+ * checked against this machine's kernel with vmafuzz conform (the seeds
+ * corpus/fuzz_mm/mremap_*.txt hold the same cases).
+ */
+#include "mm/anon.h"
+#include "mm/exit.h"
+#include "mm/fault.h"
+#include "mm/mm.h"
+#include "mm/mmap.h"
+#include "mm/mremap.h"
+#include "mm/page.h"
+#include "mm/types.h"
+#include "mm/uffd.h"
+#include "mm/usage.h"
+#include "mm/validate.h"
+#include "mm/vma.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+#include "runtime/mem_check.h"
+#include "runtime/sync.h"
+#include "test.h"
+
+#include <errno.h>
+
+#define LO 0x200000000000ull
+#define P(n) ((uint64_t)(n) << PAGE_SHIFT)
+#define A(n) (LO + P(n))
+#define RW (PROT_READ | PROT_WRITE)
+#define PRIV_ANON (MAP_PRIVATE | MAP_ANONYMOUS)
+#define MAYMOVE MREMAP_MAYMOVE
+#define FIXED (MREMAP_MAYMOVE | MREMAP_FIXED)
+
+static struct mm *mm;
+
+static bool setup(void)
+{
+	mm = mm_create(0, LO, LO + P(0x40000));
+	return mm != NULL;
+}
+
+static bool teardown(void)
+{
+	ASSERT(mm_validate(mm));
+	ASSERT(mm_check_at_rest(mm));
+	mm_destroy(mm);
+	rcu_barrier();
+	ASSERT(mem_check_empty());
+	return true;
+}
+
+static int64_t map(uint64_t page, uint64_t pages, int prot, int flags)
+{
+	return mm_mmap(mm, A(page), P(pages), prot, flags | MAP_FIXED, NULL, 0);
+}
+
+static struct page *page_at(uint64_t page)
+{
+	return pte_page(mm_pte(mm, A(page)));
+}
+
+/* Shrink, grow in place (merging with what follows), no room without
+ * MREMAP_MAYMOVE, and a grow that moves to where the model places it. */
+static bool test_resize_in_place(void)
+{
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 8, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(8), P(8), 0, 0), A(0x10));
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(8), P(4), 0, 0), A(0x10));
+	ASSERT_EQ(mm_vma_at(mm, A(0x10))->end, A(0x14));
+	/* grows over the hole and merges with the equal VMA after it */
+	ASSERT_EQ(map(0x18, 4, RW, PRIV_ANON), A(0x18));
+	ASSERT_EQ(mm->map_count, 2);
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(8), 0, 0), A(0x10));
+	ASSERT_EQ(mm->map_count, 1);
+	ASSERT_EQ(mm_vma_at(mm, A(0x10))->end, A(0x1c));
+	/* something in the way: -ENOMEM in place, a move with MAYMOVE */
+	ASSERT_EQ(map(0x20, 1, PROT_READ, PRIV_ANON), A(0x20));
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(0xc), P(0x20), 0, 0), -ENOMEM);
+	ASSERT(mm_mremap(mm, A(0x10), P(0xc), P(0x20), MAYMOVE, 0) > (int64_t)A(0x20));
+	ASSERT(!mm_vma_at(mm, A(0x10)));
+	/* a shrink unmaps whatever lies in the tail, another VMA too */
+	ASSERT_EQ(mm_mremap(mm, A(0x1f), P(4), P(1), 0, 0), -EFAULT); /* no VMA at 0x1f */
+	ASSERT_EQ(map(0x1e, 2, RW, PRIV_ANON), A(0x1e));
+	ASSERT_EQ(mm_mremap(mm, A(0x1e), P(4), P(1), 0, 0), A(0x1e));
+	ASSERT(!mm_vma_at(mm, A(0x1f)) && !mm_vma_at(mm, A(0x20)));
+	return teardown();
+}
+
+/* A fixed move carries the pages themselves: same page objects, same map
+ * counts, found by the rmap walk at the new place; the VMA keeps its page
+ * offset (and is marked moved), the source is gone. */
+static bool test_move_carries_pages(void)
+{
+	struct page *p0, *p3;
+	struct vma *v;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(4), true), 0);
+	p0 = page_at(0x10);
+	p3 = page_at(0x13);
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(6), FIXED, A(0x40)), A(0x40));
+	ASSERT(!mm_vma_at(mm, A(0x10)));
+	ASSERT(page_at(0x40) == p0 && page_at(0x43) == p3);
+	ASSERT_EQ(p0->mapcount, 1);
+	ASSERT_EQ(rmap_count(p0), 1);
+	ASSERT_EQ(mm->rss_anon, 4);
+	v = mm_vma_at(mm, A(0x40));
+	ASSERT_EQ(v->end, A(0x46));
+	ASSERT_EQ(v->pgoff, A(0x10) >> PAGE_SHIFT);
+	ASSERT(v->moved && v->anon_vma == p0->anon_vma);
+	/* an unfaulted VMA takes the page offset of its new place */
+	ASSERT_EQ(map(0x80, 2, RW, PRIV_ANON), A(0x80));
+	ASSERT_EQ(mm_mremap(mm, A(0x80), P(2), P(2), FIXED, A(0x90)), A(0x90));
+	ASSERT_EQ(mm_vma_at(mm, A(0x90))->pgoff, A(0x90) >> PAGE_SHIFT);
+	ASSERT(!mm_vma_at(mm, A(0x90))->moved);
+	return teardown();
+}
+
+/* The kernel's errors, in its order. */
+static bool test_errors(void)
+{
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), 8, 0), -EINVAL); /* unknown flag */
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), MREMAP_FIXED, A(0x40)),
+		  -EINVAL); /* no MAYMOVE */
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(5), MAYMOVE | MREMAP_DONTUNMAP, 0), -EINVAL);
+	ASSERT_EQ(mm_mremap(mm, A(0x10) + 1, P(4), P(4), 0, 0), -EINVAL);
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), 0, 0, 0), -EINVAL);		/* new length 0 */
+	ASSERT_EQ(mm_mremap(mm, A(0x8), P(4), P(8), MAYMOVE, 0), -EFAULT);	/* a hole */
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(5), P(8), MAYMOVE, 0), -EFAULT);	/* past the VMA */
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), FIXED, A(0x12)), -EINVAL); /* overlap */
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), FIXED, A(0x40) + 1), -EINVAL);
+	/* 6.12 unmaps the fixed destination before it looks at the source
+	 * (6.17 looks first: docs/fidelity.md) */
+	ASSERT_EQ(map(0x40, 4, RW, PRIV_ANON), A(0x40));
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(5), P(6), FIXED, A(0x40)), -EFAULT);
+	ASSERT(!mm_vma_at(mm, A(0x40)));
+	/* ... and shrinks the old range first: past its VMA, then valid */
+	ASSERT_EQ(map(0x20, 4, RW, PRIV_ANON), A(0x20));
+	ASSERT_EQ(mm_mremap(mm, A(0x20), P(8), P(2), FIXED, A(0x50)), A(0x50));
+	ASSERT(!mm_vma_at(mm, A(0x20)));
+	/* mremap_to keeps four maps of room, move_vma three */
+	mm->max_map_count = mm->map_count + 5;
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(2), P(2), FIXED, A(0x60)), -ENOMEM);
+	ASSERT(mm_vma_at(mm, A(0x10)) && !mm_vma_at(mm, A(0x60)));
+	mm->max_map_count = mm->map_count + 6;
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(2), P(2), FIXED, A(0x60)), A(0x60));
+	return teardown();
+}
+
+/* MREMAP_DONTUNMAP keeps the source mapped and empty; a whole source leaves
+ * its anon_vma and takes its own page offset back. */
+static bool test_dontunmap(void)
+{
+	struct vma *v;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(4), true), 0);
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), FIXED | MREMAP_DONTUNMAP, A(0x40)), A(0x40));
+	v = mm_vma_at(mm, A(0x10));
+	ASSERT(v && v->end == A(0x14) && !v->anon_vma && !v->chain);
+	ASSERT_EQ(mm_pte(mm, A(0x10)), 0);
+	ASSERT_EQ(mm_vma_at(mm, A(0x40))->pgoff, A(0x10) >> PAGE_SHIFT);
+	ASSERT_EQ(mm->rss_anon, 4);
+	/* an unfaulted source is kept apart from its copy next to it */
+	ASSERT_EQ(map(0x60, 4, RW, PRIV_ANON), A(0x60));
+	ASSERT_EQ(mm_mremap(mm, A(0x60), P(2), P(2), FIXED | MREMAP_DONTUNMAP, A(0x64)), A(0x64));
+	ASSERT_EQ(mm_vma_at(mm, A(0x64))->start, A(0x64));
+	return teardown();
+}
+
+/* A context without the remap event does not follow its VMA: the moved VMA
+ * loses context and flags; one with the event keeps both. */
+static bool test_uffd_remap_rule(void)
+{
+	struct uffd_ctx *plain, *remap;
+	struct vma *v;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(map(0x20, 4, RW, PRIV_ANON), A(0x20));
+	plain = uffd_create(mm, false);
+	remap = uffd_create(mm, false);
+	remap->event_remap = true;
+	ASSERT_EQ(uffd_register(plain, A(0x10), P(4), UFFD_MODE_MISSING), 0);
+	ASSERT_EQ(uffd_register(remap, A(0x20), P(4), UFFD_MODE_WP), 0);
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), FIXED, A(0x40)), A(0x40));
+	ASSERT_EQ(mm_mremap(mm, A(0x20), P(4), P(4), FIXED, A(0x50)), A(0x50));
+	v = mm_vma_at(mm, A(0x40));
+	ASSERT(!v->uffd && !(v->flags & VM_UFFD_FLAGS));
+	v = mm_vma_at(mm, A(0x50));
+	ASSERT(v->uffd == remap && (v->flags & VM_UFFD_WP));
+	ASSERT(mm_validate(mm));
+	uffd_put(plain);
+	uffd_put(remap);
+	return teardown();
+}
+
+/* The page table at the new place cannot be allocated: the entries go back,
+ * the copy is unmapped, -ENOMEM, the source as it was. */
+static bool test_move_fails_on_page_table(void)
+{
+	struct page *p;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(4), true), 0);
+	p = page_at(0x12);
+	/* the new VMA (1), its chain entry (2), then the page table (3) */
+	alloc_fail_arm(3);
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), FIXED, A(0x40000)), -ENOMEM);
+	ASSERT(alloc_fail_fired());
+	alloc_fail_disarm();
+	ASSERT(!mm_vma_at(mm, A(0x40000)));
+	ASSERT(page_at(0x12) == p);
+	ASSERT_EQ(mm_vma_at(mm, A(0x10))->end, A(0x14));
+	ASSERT_EQ(mm->rss_anon, 4);
+	return teardown();
+}
+
+/* A faulted range moved next to an unfaulted neighbour merges into it, and
+ * the neighbour takes the pages' anon_vma (6.18's rule, with the fix of the
+ * 2026 use-after-free): the rmap still finds every page. */
+static bool test_copied_range_brings_anon_vma(void)
+{
+	struct page *p;
+	struct vma *v;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(4), true), 0);
+	p = page_at(0x10);
+	/* away, then back next to an unfaulted VMA whose pgoff continues */
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), FIXED, A(0x40)), A(0x40));
+	ASSERT_EQ(map(0xc, 4, RW, PRIV_ANON), A(0xc));
+	ASSERT_EQ(mm_mremap(mm, A(0x40), P(4), P(4), FIXED, A(0x10)), A(0x10));
+	v = mm_vma_at(mm, A(0x10));
+	ASSERT_EQ(v->start, A(0xc));
+	ASSERT(v->anon_vma == p->anon_vma);
+	ASSERT_EQ(rmap_count(p), 1);
+	return teardown();
+}
+
+int main(void)
+{
+	/* the tests read the model's state directly, outside its calls, as the
+	 * checks at rest do: without the kernel's lock assertions (sync.h;
+	 * test_locks.c runs these calls with them) */
+	lock_asserts_off();
+	TEST(test_resize_in_place);
+	TEST(test_move_carries_pages);
+	TEST(test_errors);
+	TEST(test_dontunmap);
+	TEST(test_uffd_remap_rule);
+	TEST(test_move_fails_on_page_table);
+	TEST(test_copied_range_brings_anon_vma);
+	return test_summary();
+}

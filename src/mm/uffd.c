@@ -3,6 +3,7 @@
 #include "mm/uffd.h"
 
 #include "mm/mm.h"
+#include "mm/page.h"
 #include "mm/types.h"
 #include "mm/vma.h"
 #include "mm/vma_merge.h"
@@ -86,6 +87,27 @@ static bool vma_can_userfault(const struct vma *v, unsigned modes)
 }
 
 /*
+ * userfaultfd_clear_vma's uffd_wp_range(vma, start, len, false), before a
+ * VMA's uffd flags go (unregister, close): change_protection with the VMA's
+ * vm_page_prot, which uffd-wp still makes read-only in a shared writable
+ * mapping (write notification), then only the dirty entries writable again
+ * (can_change_pte_writable). So a clean entry there loses write, and the
+ * next write faults and dirties the page, for every process mapping it
+ * (found by fuzz_conform: another process's smaps showed the page dirty).
+ * In a private mapping an entry stays writable exactly when it was: only
+ * exclusive anonymous pages are, and they are made writable again.
+ */
+static void wp_resolve(struct vma *v, uint64_t start, uint64_t end)
+{
+	const uint64_t shared_wp = VM_UFFD_WP | VM_SHARED | VM_WRITE;
+
+	if ((v->flags & shared_wp) != shared_wp)
+		return;
+	pte_wrprotect_range(v->mm, start, end);
+	pte_mkwrite_shared_range(v->mm, start, end, true);
+}
+
+/*
  * Set (ctx, flags) on every VMA of [start, end) (holes between them are
  * passed over), merging and splitting as vma_modify does, but for VMAs of
  * @ctx that have every flag of @set already (they keep the modes they have,
@@ -113,6 +135,8 @@ static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint
 			continue;
 		}
 		if (!only || v->uffd == only) {
+			if (!set)
+				wp_resolve(v, at, stop); /* unregistered */
 			err = vma_modify(v, at, stop, (v->flags & ~clear) | set, ctx, &res);
 			if (err)
 				return err;
@@ -216,6 +240,8 @@ static void uffd_release(struct uffd_ctx *ctx)
 	for (uint64_t at = 0; (v = mm_find_vma(mm, at));) {
 		struct vma *res = v;
 
+		if (v->uffd == ctx)
+			wp_resolve(v, v->start, v->end);
 		if (v->uffd == ctx &&
 		    vma_modify(v, v->start, v->end, v->flags & ~VM_UFFD_FLAGS, NULL, &res)) {
 			/* close cannot fail: when merging cannot allocate, clear in

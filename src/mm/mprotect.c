@@ -70,8 +70,8 @@ int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 		/* change_protection, when the flags change (mprotect_fixup) */
 		if (!(flags & VM_WRITE))
 			pte_wrprotect_range(mm, at, stop);
-		else if (changed && (flags & VM_SHARED))
-			pte_mkwrite_shared_range(mm, at, stop, flags & VM_UFFD_WP);
+		else if (changed && (flags & VM_SHARED) && !(flags & VM_UFFD_WP))
+			pte_mkwrite_shared_range(mm, at, stop);
 		/* a private locked VMA becoming writable breaks copy-on-write now,
 		 * to spare a major fault later (mprotect_fixup; errors ignored) */
 		if ((oldflags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED &&

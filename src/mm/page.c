@@ -473,17 +473,16 @@ uint64_t move_ptes(struct mm *mm, uint64_t from, uint64_t to, uint64_t len)
 
 static void mkwrite_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg)
 {
-	bool only_dirty = *(bool *)arg;
-
 	(void)mm;
 	(void)addr;
-	if (pte_page(*slot) != &zero_page && (!only_dirty || pte_dirty(*slot)))
+	(void)arg;
+	if (pte_page(*slot) != &zero_page)
 		*slot |= PTE_WRITE;
 }
 
-void pte_mkwrite_shared_range(struct mm *mm, uint64_t start, uint64_t end, bool only_dirty)
+void pte_mkwrite_shared_range(struct mm *mm, uint64_t start, uint64_t end)
 {
-	for_each_pte(mm, start, end, mkwrite_one, &only_dirty);
+	for_each_pte(mm, start, end, mkwrite_one, NULL);
 }
 
 struct copy_ctx {

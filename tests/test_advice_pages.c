@@ -65,7 +65,8 @@ static struct page *page_at(struct mm *m, uint64_t page)
 }
 
 /* MADV_FREE: clean lazily freed pages; a write keeps one; pageout drops
- * the clean ones and keeps the rest. */
+ * the clean ones and keeps the rest, the one written again swap-backed and
+ * its folio dirty (try_to_unmap_one). */
 static bool test_free_then_pageout(void)
 {
 	ASSERT(setup());
@@ -76,10 +77,13 @@ static bool test_free_then_pageout(void)
 	ASSERT(!pte_dirty(mm_pte(mm, A(0x10))));
 	ASSERT(!page_at(mm, 0x13)->lazyfree);
 	ASSERT_EQ(mm_touch(mm, A(0x11), P(1), true), 0); /* written again: kept */
-	ASSERT(!page_at(mm, 0x11)->lazyfree && pte_dirty(mm_pte(mm, A(0x11))));
+	ASSERT(page_at(mm, 0x11)->lazyfree && pte_dirty(mm_pte(mm, A(0x11))));
+	ASSERT(!page_at(mm, 0x11)->dirty);
 	ASSERT_EQ(mm_madvise(mm, A(0x10), P(4), MADV_PAGEOUT), 0);
 	ASSERT(!mm_pte(mm, A(0x10)) && !mm_pte(mm, A(0x12)));
 	ASSERT(mm_pte(mm, A(0x11)) && mm_pte(mm, A(0x13)));
+	ASSERT(!page_at(mm, 0x11)->lazyfree && page_at(mm, 0x11)->dirty);
+	ASSERT(!page_at(mm, 0x13)->lazyfree && !page_at(mm, 0x13)->dirty);
 	ASSERT_EQ(mm->rss_anon, 2);
 	/* MADV_FREE is for private anonymous memory only, not mlocked */
 	ASSERT_EQ(map(0x20, 2, RW, MAP_SHARED | MAP_ANONYMOUS), A(0x20));

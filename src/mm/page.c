@@ -212,17 +212,6 @@ static int fault_around(struct vma *v, uint64_t addr)
 	return 0;
 }
 
-/* A write through a lazily freed page (MADV_FREE) redirties it: reclaim
- * keeps it for good (the kernel sees the dirty entry and makes the folio
- * swap-backed again; the model clears the mark at once). */
-static void page_keep_lazyfree(struct page *p)
-{
-	if (!p->lazyfree)
-		return;
-	p->lazyfree = false;
-	page_map_changes++; /* LazyFree changes wherever it is mapped */
-}
-
 /* A fault on a present entry: only a write does something. */
 static int fault_present(struct vma *v, uintptr_t *slot, uint64_t addr, bool write)
 {
@@ -237,7 +226,6 @@ static int fault_present(struct vma *v, uintptr_t *slot, uint64_t addr, bool wri
 			*slot |= PTE_DIRTY;
 			mm_note_change(mm, addr, addr + PAGE_SIZE);
 		}
-		page_keep_lazyfree(old);
 		return 0;
 	}
 	if (v->flags & VM_SHARED) {
@@ -251,7 +239,6 @@ static int fault_present(struct vma *v, uintptr_t *slot, uint64_t addr, bool wri
 	if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
 		*slot |= PTE_WRITE | PTE_DIRTY; /* wp_page_reuse */
 		mm_note_change(mm, addr, addr + PAGE_SIZE);
-		page_keep_lazyfree(old);
 		return 0;
 	}
 	p = anon_page(v, addr, old);

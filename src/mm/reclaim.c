@@ -48,12 +48,22 @@ static void pageout_one(struct mm *mm, uintptr_t *slot, uint64_t addr, void *arg
 	if (p == &zero_page || p->mapcount != 1)
 		return;
 	if (p->anon_vma) {
+		/* others would need swap: they stay as they are */
+		if (!p->lazyfree)
+			return;
 		/* try_to_unmap_one's "MADV_FREE page check": discarded while
-		 * clean; redirtied, it is swap-backed again and stays */
-		if (p->lazyfree && !pte_page_dirty(*slot))
+		 * clean; redirtied, the entry's dirty bit goes to the folio
+		 * (folio_mark_dirty, before the entry is put back) and the
+		 * folio is swap-backed again. A later MADV_FREE then leaves it
+		 * alone while another process maps it too (found by
+		 * fuzz_conform: the model had dropped the mark at the write and
+		 * never dirtied the folio) */
+		if (!pte_page_dirty(*slot)) {
 			pte_zap(mm, slot, addr);
-		else
-			p->lazyfree = false;
+			return;
+		}
+		p->lazyfree = false;
+		p->dirty |= pte_dirty(*slot);
 		return;
 	}
 	/* a page cache page is unmapped (try_to_unmap); a clean one then

@@ -9,9 +9,11 @@
  *   - MADV_FREE: every anonymous page of the range becomes lazily freed
  *     (the kernel's folio_mark_lazyfree: no longer swap-backed) and its
  *     entry clean; a later write through any entry sets that entry's dirty
- *     bit and keeps the page for good (the model clears the mark then).
+ *     bit, and the page stays lazily freed until reclaim looks at it.
  *   - MADV_PAGEOUT: pages mapped once only: a lazily freed page whose entry
  *     is clean is dropped (Rss goes down; a later fault finds nothing there);
+ *     one written again is kept, swap-backed, and its dirty entry dirties
+ *     the page (folio_mark_dirty in try_to_unmap_one);
  *     other anonymous pages stay mapped (they would need swap); a page cache
  *     page is unmapped (Rss goes down), and leaves the cache if it is
  *     clean (never written: a shmem one is a hole again); dirty ones stay

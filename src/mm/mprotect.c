@@ -67,10 +67,14 @@ int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 		err = vma_modify(v, at, stop, flags, v->uffd, &res);
 		if (err)
 			break;
-		/* change_protection, when the flags change (mprotect_fixup) */
-		if (!(flags & VM_WRITE))
+		/* change_protection, when the flags change (mprotect_fixup), with
+		 * the new vm_page_prot: read-only without VM_WRITE, and in a
+		 * shared mapping that uffd-wp wants write notification for (then
+		 * no entry is made writable again on this machine's 6.18, dirty
+		 * or not: found by fuzz_conform; page.h) */
+		if (!(flags & VM_WRITE) || (changed && (flags & VM_SHARED) && (flags & VM_UFFD_WP)))
 			pte_wrprotect_range(mm, at, stop);
-		else if (changed && (flags & VM_SHARED) && !(flags & VM_UFFD_WP))
+		else if (changed && (flags & VM_SHARED))
 			pte_mkwrite_shared_range(mm, at, stop);
 		/* a private locked VMA becoming writable breaks copy-on-write now,
 		 * to spare a major fault later (mprotect_fixup; errors ignored) */

@@ -132,8 +132,9 @@ static void print_distribution(const struct conform_tally *t, uint64_t skipped,
 	       "\n",
 	       t->populating_maps, t->stack_maps);
 	printf("  smaps_rollup compared %" PRIu64 " times; not compared %" PRIu64
-	       " times (a process holding map_limit's fillers)\n",
-	       t->rollups, t->rollups_filled);
+	       " times (a process holding map_limit's fillers) and %" PRIu64
+	       " times (the pages outside the window kept changing while read)\n",
+	       t->rollups, t->rollups_filled, t->rollups_unsteady);
 	printf("  page data compared: %" PRIu64 " pages present after operations, %" PRIu64
 	       " pages read by touches\n",
 	       t->pages_compared, t->reads_compared);

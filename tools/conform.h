@@ -47,8 +47,10 @@ unsigned as_live_procs(void *as);
  * Process @proc's smaps_rollup with the figures of its VMAs outside the
  * window taken off (kB), in @win; win->nvmas is how many were taken off
  * (each's Pss was rounded down on its own, so the window's Pss may be off by
- * as many kB). 1, 0 when it cannot be had (the process holds map_limit's
- * fillers, which are not read; @err says so), -1 on error (@err).
+ * as many kB). 1; 0 when it cannot be had because the process holds
+ * map_limit's fillers, which are not read, and 2 because the sharing of its
+ * pages outside the window kept changing while it was read (@err says so);
+ * -1 on error (@err).
  */
 int as_live_rollup(void *as, unsigned proc, struct krest *win, char *err, size_t errlen);
 /*

@@ -654,10 +654,15 @@ int as_live_rollup(void *as, unsigned proc, struct krest *win, char *err, size_t
 		return 0;
 	}
 	/* the VMAs outside may change meanwhile (pages shared with a process
-	 * just forked, which runs on until it waits): until the rollup read
-	 * before and after smaps agrees (any such change moves its totals; a
-	 * rollup costs a third of a whole smaps) */
-	for (unsigned tries = 0; tries < 8; tries++) {
+	 * just forked, which runs on until it waits), and so may their Pss and
+	 * their shared or private count whenever any process of the machine
+	 * maps or unmaps the same file pages (libc, this program): until the
+	 * rollup read before and after smaps agrees (any such change moves its
+	 * totals; a rollup costs a third of a whole smaps), letting the others
+	 * run between tries */
+	for (unsigned tries = 0; tries < 64; tries++) {
+		if (tries >= 4)
+			sched_yield();
 		if (!read_rollup(r->pid, &roll, err, errlen) ||
 		    ksys_vmas(r->pid, LIVE_LO, LIVE_HI, kv, LIVE_VMAS, &a, err, errlen) < 0 ||
 		    !read_rollup(r->pid, &again, err, errlen))
@@ -676,7 +681,7 @@ int as_live_rollup(void *as, unsigned proc, struct krest *win, char *err, size_t
 		return 1;
 	}
 	snprintf(err, errlen, "the VMAs outside the window kept changing while p%u was read", proc);
-	return -1;
+	return 2;
 }
 
 /* The run of pages [addr[i], addr[i] + n pages) of @pid: present bits from

@@ -50,6 +50,7 @@ struct conform_tally {
 	uint64_t stack_maps;	      /* mmaps with MAP_GROWSDOWN that succeeded */
 	uint64_t rollups;	      /* smaps_rollup comparisons */
 	uint64_t rollups_filled;      /* not made: the process held map_limit fillers */
+	uint64_t rollups_unsteady;    /* not made: the pages outside the window kept changing */
 	uint64_t pages_compared;      /* pages whose data was compared */
 	uint64_t reads_compared;      /* pages a read touch returned, compared */
 	uint64_t max_procs;	      /* most processes alive at once */

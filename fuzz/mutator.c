@@ -452,15 +452,43 @@ static bool mut_fiber(const struct prog_desc *d, struct prog *p, struct prng *r)
 	return true;
 }
 
+/*
+ * Schedule bytes are consumed one per point where two fibers could run, so
+ * "let this fiber run on for n points, then switch" is a run of n equal
+ * bytes and one other: how a thread's operation comes to start in the
+ * middle of a long one of another thread (a walk inside a fork rather than
+ * before it), which single random bytes almost never spell. n is spread
+ * evenly over powers of two up to 128.
+ */
+static unsigned insert_run(const struct prog_desc *d, struct prog *p, struct prng *r)
+{
+	unsigned room = PROG_MAX_SCHED - p->nsched, n = 1u << below(r, 8), at;
+	uint8_t stay = (uint8_t)below(r, d->nfibers), go;
+
+	n += below(r, n);
+	if (n + 1 > room)
+		n = room - 1;
+	go = (uint8_t)((stay + 1 + below(r, d->nfibers > 1 ? d->nfibers - 1 : 1)) % d->nfibers);
+	at = below(r, p->nsched + 1);
+	memmove(&p->sched[at + n + 1], &p->sched[at], p->nsched - at);
+	memset(&p->sched[at], stay, n);
+	p->sched[at + n] = go;
+	p->nsched += n + 1;
+	return n + 1;
+}
+
 static bool mut_sched(const struct prog_desc *d, struct prog *p, struct prng *r)
 {
-	unsigned what = below(r, 3), at, n;
+	unsigned what = below(r, 4), at, n;
 
 	if (!p->nsched)
-		what = 1;
-	else if (p->nsched >= PROG_MAX_SCHED && what == 1)
+		what = one_in(r, 2) ? 1 : 3;
+	else if (p->nsched >= PROG_MAX_SCHED - 1 && (what == 1 || what == 3))
 		what = 0;
 	switch (what) {
+	case 3: /* a run: one fiber goes on for a while, then another */
+		insert_run(d, p, r);
+		return true;
 	case 0: { /* change one byte */
 		uint8_t *b = &p->sched[below(r, p->nsched)], v = rand_sched(d, r);
 

@@ -33,7 +33,8 @@ enum mut_kind {
 	MUT_ARG,       /* one argument of one operation, within its field's meaning */
 	MUT_FAIL_AT,   /* one operation's fail_at (small values more often) */
 	MUT_FIBER,     /* one operation moves to another fiber: nops kept */
-	MUT_SCHED,     /* schedule bytes changed, inserted or deleted */
+	MUT_SCHED,     /* schedule bytes changed, inserted or deleted, or a run
+			* inserted (one fiber on for 1..255 points, then another) */
 	MUT_CONFIG,    /* one named config bit flipped */
 	MUT_NR
 };

@@ -510,6 +510,36 @@ static bool test_sched(void)
 	return true;
 }
 
+/* Some schedule mutations are runs: one fiber for 16 or more points, then
+ * another (a walk that starts deep inside a fork needs one). */
+static bool test_sched_runs(void)
+{
+	struct prng r = {17};
+	unsigned long_runs = 0, tries = 2000;
+
+	for (unsigned i = 0; i < tries; i++) {
+		const struct prog_desc *d = descs[i % ndescs];
+		unsigned run = 1;
+
+		if (d->nfibers < 2)
+			continue;
+		random_prog(d, &p0, 4, &r);
+		p0.nsched = 0;
+		ASSERT(apply(d, MUT_SCHED, NULL, &r));
+		for (unsigned j = 1; j < p1.nsched; j++) {
+			run = p1.sched[j] == p1.sched[j - 1] ? run + 1 : 1;
+			if (run == 16 && j + 1 < p1.nsched) {
+				long_runs++;
+				break;
+			}
+		}
+	}
+	/* a quarter of the empty-schedule cases insert a run, about half of
+	 * them 16 or longer */
+	ASSERT(long_runs * 20 > tries);
+	return true;
+}
+
 /* Outputs respect the size limit however small; prog_fit drops schedule
  * bytes first, then operations from the end. */
 static bool test_max_size(void)
@@ -603,6 +633,7 @@ int main(void)
 	TEST(test_arg);
 	TEST(test_fail_at_fiber_config);
 	TEST(test_sched);
+	TEST(test_sched_runs);
 	TEST(test_max_size);
 	TEST(test_crossover);
 	return test_summary();

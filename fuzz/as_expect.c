@@ -138,6 +138,7 @@ static void describe(const struct as_expect *e, const struct mm_call *c, uint32_
 	x->gen = held;
 	x->fds[0] = fd;		/* what a userfaultfd call takes from its slot as it starts */
 	x->dirty_lo = WHOLE_HI; /* nothing */
+	x->touch_lo = WHOLE_HI;
 	call_pages(c, &x->lo, &x->hi);
 	switch (c->code) {
 	case MMF_OP_MMAP:
@@ -213,6 +214,12 @@ static bool affects(const struct exp_call *b, const struct exp_call *a)
  * then unknown where @b wrote; any other call's outcome is unknown. */
 static void mark(struct exp_call *a, const struct exp_call *b)
 {
+	if (b->hole && (b->wmaps & a->wmaps)) {
+		if (b->lo < a->touch_lo)
+			a->touch_lo = b->lo;
+		if (b->hi > a->touch_hi)
+			a->touch_hi = b->hi;
+	}
 	if (!a->fork) {
 		a->conflicted = true;
 		a->fork_beside |= b->fork && (b->wfds & (a->rfds | a->wfds));
@@ -1099,6 +1106,8 @@ static void end_call(struct as_expect *e, const struct as_backend *b, void *as,
 	default:
 		break;
 	}
+	if (here && x.touch_lo < x.touch_hi && (x.wmaps & (1u << p)))
+		exp_touch_beside(e, p, x.touch_lo, x.touch_hi);
 }
 
 void as_expect_end(struct as_expect *e, const struct as_backend *b, void *as,

@@ -70,6 +70,8 @@ struct exp_call {
 	bool robj, wobj;	     /* shared data it reads, writes */
 	uint64_t lo, hi;	     /* the pages it reads and writes: [lo, hi) */
 	uint64_t grow_hi;	     /* a touch: the pages a stack growth may map end here */
+	uint64_t touch_lo, touch_hi; /* the pages of touches with a hole that ran beside it
+				      * (a stack it left may have grown to them) */
 	bool hole;		     /* a touch that reaches a hole (a stack may grow there) */
 	uint32_t gen;		     /* its process's generation when it began */
 	bool fork;		     /* a fork: reads the parent, writes only its fds */

@@ -70,6 +70,11 @@ bool exp_touch_hole(const struct as_expect *e, unsigned p, uint64_t lo, uint64_t
 /* ... and may grow a stack below which it faults: where what it may map
  * ends (WHOLE_HI: a stack may be anywhere above; lo: it grows none). */
 uint64_t exp_touch_may_grow(const struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi);
+/* Touches of pages [lo, hi) of @p with a hole ran beside a call that has
+ * just ended and may have made, moved or uncovered a stack: from their
+ * first hole up to the highest mapping that may be a stack, what is
+ * unmapped may have been grown over (the touches may have ended first). */
+void exp_touch_beside(struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi);
 /* The stacks the touch @c grew, written down before its data (@x). */
 void exp_touch_stacks(struct as_expect *e, const struct mm_call *c, const struct exp_call *x,
 		      bool fired);

@@ -189,6 +189,11 @@ static void maybe_all(struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi)
 	}
 }
 
+void exp_touch_beside(struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi)
+{
+	maybe_all(e, p, lo, hi);
+}
+
 /* Whether a touch goes through a page of record @r: 1 yes, 0 no, -1 not
  * known. */
 static int passes(const struct exp_rec *r, bool write)

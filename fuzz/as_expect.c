@@ -904,6 +904,21 @@ static void hand_out(struct as_expect *e, unsigned p, unsigned q, const struct e
 	}
 }
 
+/* Whether pages of @p may be registered with a context that passes its
+ * registrations on at fork (one of @p's with the fork event, or one not
+ * known). */
+static bool may_pass_on(const struct as_expect *e, unsigned p)
+{
+	for (unsigned i = 0; i < e->st.nctx; i++)
+		if (e->st.ctx[i].event_fork && e->st.ctx[i].owner == p)
+			return true;
+	for (unsigned o = 0; o < MMF_MAX_PROCS; o++)
+		for (unsigned s = 0; s < MMF_FDS; s++)
+			if (EXP_FD_IS_VAGUE(e->fd[o][s]))
+				return true;
+	return false;
+}
+
 /* The child @q (EXP_NOBODY: it went at once) of @p gets a copy of what @p
  * must be. */
 static void fork_copy(struct as_expect *e, unsigned p, unsigned q, const struct exp_call *x,
@@ -912,6 +927,10 @@ static void fork_copy(struct as_expect *e, unsigned p, unsigned q, const struct 
 	struct fork_uffd fu = {.n = 0};
 	const struct mtref *pm = &e->map[p];
 	unsigned into = q < MMF_MAX_PROCS ? q : p; /* (only contexts counted) */
+
+	/* pages others changed meanwhile (a mapping the expectation has not
+	 * seen end yet) may have been registered and passed on too */
+	fu.unsure = x->dirty_lo < x->dirty_hi && may_pass_on(e, p);
 
 	for (size_t i = 0; i < pm->n; i++) {
 		struct exp_rec r;

@@ -510,8 +510,10 @@ static void madvise_end(struct as_expect *e, const struct mm_call *c, const stru
 	if (c->result == -EINVAL && c->len &&
 	    (advice == ADV_WIPEONFORK || advice == ADV_FREE || advice == ADV_DONTNEED)) {
 		stop = advice_stop(e, p, x->lo, x->hi, advice, &sure);
-		if (stop == x->hi)
-			return; /* refused before any change */
+		/* refused before any change, unless a call beside it made
+		 * the page it refused (then it may have changed pages before) */
+		if (stop == x->hi && !x->conflicted)
+			return;
 	} else if (c->result && c->result != -ENOMEM && c->result != -EAGAIN) {
 		return;
 	}

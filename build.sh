@@ -384,7 +384,7 @@ fuzz_status() {
 }
 
 fuzz() {
-	local use_afl=0 plain=0 jobs=1 target="" secs="" a engine=() bugs=() seeds_dir=
+	local use_afl=0 plain=0 jobs=1 target="" secs="" a engine=() live_flags=() bugs=() seeds_dir=
 	while [ $# -gt 0 ]; do
 		a=$1
 		shift
@@ -472,6 +472,11 @@ fuzz() {
 	elif [ -e "tools/$target.c" ]; then
 		# fuzz_conform: its twin's programs, in the model and on this kernel
 		twin=$(kernel_twin "$target" tools)
+		# programs up to about 48 operations (12 bytes each, and a
+		# schedule): every operation is compared in full on the kernel,
+		# so a run of 128-operation programs goes at a third of the speed,
+		# and every divergence found so far needed 28 or fewer
+		live_flags=(-max_len=640)
 		if [ "$use_afl" = 1 ] || [ "$plain" = 1 ] || [ -n "$bug" ] || [ "$jobs" -gt 1 ]; then
 			echo "build.sh fuzz: $target runs under libFuzzer, one worker, with the" \
 				"structure-aware mutator only (no --afl, --plain, --bug or --jobs)" >&2
@@ -516,7 +521,7 @@ fuzz() {
 		# corpus directory; a crash is saved and fuzzing goes on
 		cmd+=("-fork=$jobs" -ignore_crashes=1)
 	fi
-	cmd+=("${engine[@]}")
+	cmd+=("${live_flags[@]}" "${engine[@]}")
 	# AddressSanitizer keeps 256 MB of freed memory by default to catch late
 	# uses; a quarter of that still catches them in programs this small and
 	# keeps a run well under libFuzzer's RSS limit.

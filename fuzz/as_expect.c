@@ -604,6 +604,10 @@ static void touch_write_end(struct as_expect *e, const struct mm_call *c, const 
 	}
 	w.known = false;
 	exp_edit_data(e, p, done, x->hi - 1, write_run, &w);
+	/* a page unmapped here may have been mapped by a call beside it while
+	 * the write went through: shared memory, written who knows where */
+	if (x->conflicted && exp_touch_hole(e, p, done, x->hi))
+		exp_obj_vague(&e->st);
 }
 
 static const char *value_str(uint64_t v, char *buf, size_t len)

@@ -239,16 +239,6 @@ static int fault_present(struct vma *v, uintptr_t *slot, uint64_t addr, bool wri
 	if (old != &zero_page && old->anon_vma && old->mapcount == 1) {
 		*slot |= PTE_WRITE | PTE_DIRTY; /* wp_page_reuse */
 		mm_note_change(mm, addr, addr + PAGE_SIZE);
-		/* a lazily freed page written through a write fault is not
-		 * lazily freed any more on this kernel, unlike one written
-		 * through a writable entry: a later MADV_PAGEOUT leaves it
-		 * clean, and after a fork MADV_FREE cleans its entry (found by
-		 * fuzz_conform; corpus/fuzz_mm/conform_lazyfree_wp_fault.txt;
-		 * why is not known, docs/fidelity.md) */
-		if (old->lazyfree) {
-			old->lazyfree = false;
-			page_map_changes++;
-		}
 		return 0;
 	}
 	p = anon_page(v, addr, old);

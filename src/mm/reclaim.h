@@ -8,10 +8,8 @@
  *
  *   - MADV_FREE: every anonymous page of the range becomes lazily freed
  *     (the kernel's folio_mark_lazyfree: no longer swap-backed) and its
- *     entry clean; a later write through a writable entry sets that
- *     entry's dirty bit, and the page stays lazily freed until reclaim
- *     looks at it; a write fault that takes the page back (wp_page_reuse)
- *     ends its lazy freeing (as this machine's kernel does).
+ *     entry clean; a later write through any entry sets that entry's dirty
+ *     bit, and the page stays lazily freed until reclaim looks at it.
  *   - MADV_PAGEOUT: pages mapped once only: a lazily freed page whose entry
  *     is clean is dropped (Rss goes down; a later fault finds nothing there);
  *     one written again is kept, swap-backed, and its dirty entry dirties

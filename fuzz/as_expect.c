@@ -124,6 +124,7 @@ static void describe_touch(const struct as_expect *e, const struct mm_call *c, s
 	if (x->hole) {
 		x->grow_hi = WHOLE_HI;
 		x->wmaps = me;
+		x->reach_lo = x->lo > EXP_GUARD_GAP ? x->lo - EXP_GUARD_GAP : 0;
 	}
 }
 
@@ -197,6 +198,8 @@ static void describe(const struct as_expect *e, const struct mm_call *c, uint32_
 	default: /* rollup, uprobe, map_limit change nothing compared */
 		break;
 	}
+	if (!x->hole)
+		x->reach_lo = x->lo;
 }
 
 /* Whether @b, in flight beside @a, may change what @a reads or writes. */
@@ -204,7 +207,7 @@ static bool affects(const struct exp_call *b, const struct exp_call *a)
 {
 	uint64_t ahi = a->grow_hi > a->hi ? a->grow_hi : a->hi;
 	uint64_t bhi = b->grow_hi > b->hi ? b->grow_hi : b->hi;
-	bool ranges = a->lo < bhi && b->lo < ahi;
+	bool ranges = a->reach_lo < bhi && b->reach_lo < ahi;
 
 	return ((b->wmaps & (a->rmaps | a->wmaps)) && ranges) || (b->wfds & (a->rfds | a->wfds)) ||
 	       (b->wobj && (a->robj || a->wobj));

@@ -70,6 +70,9 @@ struct exp_call {
 	bool robj, wobj;	     /* shared data it reads, writes */
 	uint64_t lo, hi;	     /* the pages it reads and writes: [lo, hi) */
 	uint64_t grow_hi;	     /* a touch: the pages a stack growth may map end here */
+	uint64_t reach_lo;	     /* the lowest page it looks at: lo, or for a touch with a
+				      * hole the guard gap below it (what lies there decides
+				      * whether a stack grows) */
 	uint64_t touch_lo, touch_hi; /* the pages of touches with a hole that ran beside it
 				      * (a stack it left may have grown to them) */
 	bool hole;		     /* a touch that reaches a hole (a stack may grow there) */

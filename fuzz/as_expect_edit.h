@@ -65,6 +65,9 @@ void exp_mlock_end(struct as_expect *e, const struct mm_call *c, const struct ex
 		   bool fired);
 void exp_mlockall_end(struct as_expect *e, const struct mm_call *c, const struct exp_call *x,
 		      bool fired);
+/* Pages below a stack that it may not grow into when a mapping below them
+ * is accessible and no stack (stack_guard_gap's default). */
+#define EXP_GUARD_GAP 256
 /* A touch of pages [lo, hi) of @p reaches a hole. */
 bool exp_touch_hole(const struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi);
 /* ... and may grow a stack below which it faults: where what it may map

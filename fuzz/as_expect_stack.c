@@ -17,7 +17,6 @@
 
 #include <errno.h>
 
-#define GUARD_GAP 256	 /* pages: stack_guard_gap's default */
 #define STACK_LIMIT 2048 /* pages: RLIMIT_STACK, 8 MiB, as conform sets it */
 
 enum grow { GROW_NO, GROW_YES, GROW_MAYBE };
@@ -118,7 +117,7 @@ static enum grow guard_gap(const struct as_expect *e, unsigned p, uint64_t x, si
 	const struct mtref *m = &e->map[p];
 	const struct exp_rec *below;
 
-	if (i == 0 || x - (m->v[i - 1].last + 1) >= GUARD_GAP)
+	if (i == 0 || x - (m->v[i - 1].last + 1) >= EXP_GUARD_GAP)
 		return GROW_YES;
 	below = exp_rec(&e->st, m->v[i - 1].entry);
 	if (below->unknown & EU_MAP)

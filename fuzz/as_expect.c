@@ -144,6 +144,7 @@ static void describe(const struct as_expect *e, const struct mm_call *c, uint32_
 	switch (c->code) {
 	case MMF_OP_MMAP:
 		x->wmaps = me;
+		x->maps = true;
 		if (c->a.place == MMF_HINT) { /* anywhere */
 			x->lo = WHOLE_LO;
 			x->hi = WHOLE_HI;
@@ -160,6 +161,7 @@ static void describe(const struct as_expect *e, const struct mm_call *c, uint32_
 	case MMF_OP_MLOCKALL: /* every mapping, and the later ones */
 	case MMF_OP_MUNLOCKALL:
 		x->wmaps = me;
+		x->maps = c->code == MMF_OP_MREMAP;
 		x->lo = WHOLE_LO;
 		x->hi = WHOLE_HI;
 		break;
@@ -217,6 +219,7 @@ static bool affects(const struct exp_call *b, const struct exp_call *a)
  * then unknown where @b wrote; any other call's outcome is unknown. */
 static void mark(struct exp_call *a, const struct exp_call *b)
 {
+	a->beside_maps |= b->maps;
 	if (b->hole && (b->wmaps & a->wmaps)) {
 		if (b->lo < a->touch_lo)
 			a->touch_lo = b->lo;
@@ -607,9 +610,10 @@ static void touch_write_end(struct as_expect *e, const struct mm_call *c, const 
 	}
 	w.known = false;
 	exp_edit_data(e, p, done, x->hi - 1, write_run, &w);
-	/* a page unmapped here may have been mapped by a call beside it while
-	 * the write went through: shared memory, written who knows where */
-	if (x->conflicted && exp_touch_hole(e, p, done, x->hi))
+	/* a call beside it may have mapped shared memory where the write went
+	 * through, over a hole or over what the expectation sees there now:
+	 * shared data written who knows where */
+	if (x->conflicted && (x->beside_maps || exp_touch_hole(e, p, done, x->hi)))
 		exp_obj_vague(&e->st);
 }
 

@@ -76,6 +76,8 @@ struct exp_call {
 	uint64_t touch_lo, touch_hi; /* the pages of touches with a hole that ran beside it
 				      * (a stack it left may have grown to them) */
 	bool hole;		     /* a touch that reaches a hole (a stack may grow there) */
+	bool maps;		     /* an mmap or mremap: may map new memory in its range */
+	bool beside_maps;	     /* such a call ran beside it */
 	uint32_t gen;		     /* its process's generation when it began */
 	bool fork;		     /* a fork: reads the parent, writes only its fds */
 	bool fork_beside;	     /* a fork that hands out fds ran beside it */

@@ -99,6 +99,7 @@ struct as_expect {
 	struct exp_store st;		     /* records, objects, contexts */
 	struct exp_call call[EXP_CALLS];
 	struct as_vma *view; /* scratch for a check */
+	bool moved_beside;   /* a touch's end: an mmap or mremap ran beside it */
 	unsigned nview;
 	/* what a process's last comparison saw: nothing changed on either side
 	 * since, it is not compared again (as_expect_check.c) */

@@ -179,6 +179,8 @@ static void maybe_all(struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi)
 	if (gap >= hi)
 		return;
 	top = top_stack(e, p, gap);
+	if (e->moved_beside) /* the stack it grew may have moved away since */
+		top = WHOLE_HI;
 	for (uint64_t at = next_hole(e, p, gap, top); at < top; at = next_hole(e, p, at, top)) {
 		size_t i = exp_map_lower(m, at);
 		uint64_t end = i < m->n && m->v[i].first < top ? m->v[i].first : top;
@@ -211,7 +213,10 @@ void exp_touch_stacks(struct as_expect *e, const struct mm_call *c, const struct
 	uint64_t at = x->lo;
 
 	if (x->conflicted || (c->result && c->result != -EFAULT)) {
-		maybe_all(e, p, x->lo, x->hi); /* where it stopped is not known */
+		/* where it stopped is not known */
+		e->moved_beside = x->conflicted && x->beside_maps;
+		maybe_all(e, p, x->lo, x->hi);
+		e->moved_beside = false;
 		return;
 	}
 	if (exp_touch_may_grow(e, p, x->lo, x->hi) == x->lo)

@@ -202,6 +202,24 @@ static void describe(const struct as_expect *e, const struct mm_call *c, uint32_
 	}
 	if (!x->hole)
 		x->reach_lo = x->lo;
+	x->me = me;
+	x->touch = c->code == MMF_OP_TOUCH;
+	x->unmaps = c->code == MMF_OP_MUNMAP || c->code == MMF_OP_MREMAP || c->code == MMF_OP_MMAP;
+}
+
+/* A touch beside a call that may leave a hole in its range: it may reach
+ * the hole and grow a stack there, as one that reached a hole from the
+ * start (describe_touch). True if it was not so already. */
+static bool hole_beside(struct exp_call *t, const struct exp_call *u)
+{
+	if (!t->touch || t->hole || !u->unmaps || !(u->wmaps & t->me) ||
+	    !(t->lo < u->hi && u->lo < t->hi))
+		return false;
+	t->hole = true;
+	t->grow_hi = WHOLE_HI;
+	t->wmaps |= t->me;
+	t->reach_lo = t->lo > EXP_GUARD_GAP ? t->lo - EXP_GUARD_GAP : 0;
+	return true;
 }
 
 /* Whether @b, in flight beside @a, may change what @a reads or writes. */
@@ -1027,6 +1045,23 @@ uint32_t as_expect_held(const struct as_expect *e, const struct mm_call *c)
 	return e->gen[proc_of(c)];
 }
 
+/* Call @k and each other under way: what one may change of the other's. */
+static void meet(struct as_expect *e, unsigned k)
+{
+	struct exp_call *x = &e->call[k];
+
+	for (unsigned j = 0; j < EXP_CALLS; j++) {
+		struct exp_call *y = &e->call[j];
+
+		if (j == k || !y->used)
+			continue;
+		if (affects(y, x))
+			mark(x, y);
+		if (affects(x, y))
+			mark(y, x);
+	}
+}
+
 unsigned as_expect_begin(struct as_expect *e, const struct mm_call *c, uint32_t held)
 {
 	unsigned k, p = proc_of(c);
@@ -1038,16 +1073,14 @@ unsigned as_expect_begin(struct as_expect *e, const struct mm_call *c, uint32_t 
 	x = &e->call[k];
 	describe(e, c, held, x);
 	x->used = true;
-	for (unsigned j = 0; j < EXP_CALLS; j++) {
-		struct exp_call *y = &e->call[j];
-
-		if (j == k || !y->used)
-			continue;
-		if (affects(y, x))
-			mark(x, y);
-		if (affects(x, y))
-			mark(y, x);
-	}
+	for (unsigned j = 0; j < EXP_CALLS; j++)
+		if (j != k && e->call[j].used)
+			hole_beside(x, &e->call[j]);
+	meet(e, k);
+	/* a touch under way that may now meet a hole meets everyone again */
+	for (unsigned j = 0; j < EXP_CALLS; j++)
+		if (j != k && e->call[j].used && hole_beside(&e->call[j], x))
+			meet(e, j);
 	if (c->code == MMF_OP_MAP_LIMIT)
 		e->limited[p] = true;
 	else if (c->code == MMF_OP_EXIT && held == e->gen[p])

@@ -77,6 +77,8 @@ struct exp_call {
 				      * (a stack it left may have grown to them) */
 	bool hole;		     /* a touch that reaches a hole (a stack may grow there) */
 	bool maps;		     /* an mmap or mremap: may map new memory in its range */
+	bool touch, unmaps;	     /* a touch; a call that may leave a hole in its range */
+	uint16_t me;		     /* its process, as a bit */
 	bool beside_maps;	     /* such a call ran beside it */
 	uint32_t gen;		     /* its process's generation when it began */
 	bool fork;		     /* a fork: reads the parent, writes only its fds */

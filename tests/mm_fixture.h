@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The model's unit tests' fixture: one address space over a fixed window,
- * made by setup() before a test and, by teardown() after it, validated,
- * checked at rest and destroyed with nothing left allocated. Pages are
+ * made by setup() before a test with one user (its process, as a fork's
+ * parent needs) and, by teardown() after it, validated, checked at rest and
+ * put (destroyed with its last user) with nothing left allocated. Pages are
  * named by their index in the window (A(n)); map() maps at one with
  * MAP_FIXED. For tests/test_*.c only (each its own copy: static).
  */
 #ifndef VMAFUZZ_TESTS_MM_FIXTURE_H
 #define VMAFUZZ_TESTS_MM_FIXTURE_H
 
+#include "mm/exit.h"
 #include "mm/mm.h"
 #include "mm/mmap.h"
 #include "mm/validate.h"
@@ -30,6 +32,8 @@ static struct mm *mm;
 static inline bool setup(void)
 {
 	mm = mm_create(0, LO, LO + P(0x40000));
+	if (mm)
+		mm->users = 1;
 	return mm != NULL;
 }
 
@@ -37,7 +41,7 @@ static inline bool teardown(void)
 {
 	ASSERT(mm_validate(mm));
 	ASSERT(mm_check_at_rest(mm));
-	mm_destroy(mm);
+	mm_put(mm);
 	rcu_barrier();
 	ASSERT(mem_check_empty());
 	return true;

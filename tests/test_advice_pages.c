@@ -24,40 +24,10 @@
 #include "runtime/check.h"
 #include "runtime/mem_check.h"
 #include "runtime/sync.h"
+#include "mm_fixture.h"
 #include "test.h"
 
 #include <errno.h>
-
-#define LO 0x200000000000ull
-#define P(n) ((uint64_t)(n) << PAGE_SHIFT)
-#define A(n) (LO + P(n))
-#define RW (PROT_READ | PROT_WRITE)
-#define PRIV_ANON (MAP_PRIVATE | MAP_ANONYMOUS)
-
-static struct mm *mm;
-
-static bool setup(void)
-{
-	mm = mm_create(0, LO, LO + P(0x40000));
-	if (mm)
-		mm->users = 1;
-	return mm != NULL;
-}
-
-static bool teardown(void)
-{
-	ASSERT(mm_validate(mm));
-	ASSERT(mm_check_at_rest(mm));
-	mm_put(mm);
-	rcu_barrier();
-	ASSERT(mem_check_empty());
-	return true;
-}
-
-static int64_t map(uint64_t page, uint64_t pages, int prot, int flags)
-{
-	return mm_mmap(mm, A(page), P(pages), prot, flags | MAP_FIXED, NULL, 0);
-}
 
 static struct page *page_at(struct mm *m, uint64_t page)
 {

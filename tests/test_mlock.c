@@ -125,7 +125,6 @@ static bool test_locked_vm_follows(void)
 	struct mm *child;
 
 	ASSERT(setup());
-	mm->users = 1;
 	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON | MAP_LOCKED), A(0x10));
 	ASSERT_EQ(mm_munmap(mm, A(0x11), P(1)), 0);
 	ASSERT_EQ(mm->locked_vm, 3);
@@ -152,7 +151,6 @@ static bool test_locked_vm_follows(void)
 		ASSERT(mm_validate_all(both, 2));
 	}
 	mm_put(child);
-	mm->users = 0;
 	return teardown();
 }
 

@@ -45,12 +45,40 @@ _Static_assert(KVM_READ == AS_VM_READ && KVM_WRITE == AS_VM_WRITE && KVM_EXEC ==
 		   KVM_LOCKED == AS_VM_LOCKED && KVM_LOCKONFAULT == AS_VM_LOCKONFAULT,
 	       "ksys.h's VM bits are as_backend.h's");
 
+/* The files of /proc/PID read after every call: opened at the first read
+ * and kept until the process is forgotten (an open and a close of each, for
+ * each process after each call, were a tenth of fuzz_conform's time). */
+enum { RP_SMAPS, RP_ROLLUP, RP_PAGEMAP, RP_MEM, RP_FILES };
+
 /* One real process. */
 struct rproc {
 	pid_t pid; /* 0: none */
 	int pidfd, sock;
-	bool filled; /* holds map_limit's fillers */
+	bool filled;	    /* holds map_limit's fillers */
+	int proc[RP_FILES]; /* its /proc/PID files, -1 until read */
 };
+
+static struct rproc rproc_new(pid_t pid, int pidfd, int sock, bool filled)
+{
+	struct rproc r = {pid, pidfd, sock, filled, {0}};
+
+	for (unsigned i = 0; i < RP_FILES; i++)
+		r.proc[i] = -1;
+	return r;
+}
+
+/* @r's /proc file @which, opened at need: the fd, or -1 (errno). */
+static int rproc_file(struct rproc *r, unsigned which)
+{
+	static const char *const name[RP_FILES] = {"smaps", "smaps_rollup", "pagemap", "mem"};
+	char path[64];
+
+	if (r->proc[which] < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)r->pid, name[which]);
+		r->proc[which] = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return r->proc[which];
+}
 
 struct live {
 	struct rproc p[MMF_MAX_PROCS];
@@ -78,7 +106,10 @@ static void forget(struct rproc *r)
 		close(r->sock);
 	if (r->pidfd >= 0)
 		close(r->pidfd);
-	*r = (struct rproc){0, -1, -1, false};
+	for (unsigned i = 0; i < RP_FILES; i++)
+		if (r->proc[i] >= 0)
+			close(r->proc[i]);
+	*r = rproc_new(0, -1, -1, false);
 }
 
 /* Reap what is ours: p0, and the processes whose parents ended before them
@@ -204,7 +235,7 @@ static void *live_open(char *err, size_t errlen)
 		return NULL;
 	}
 	for (unsigned i = 0; i < MMF_MAX_PROCS; i++)
-		l->p[i] = (struct rproc){0, -1, -1, false}; /* (forget() would close fd 0) */
+		l->p[i] = rproc_new(0, -1, -1, false); /* (forget() would close fd 0) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	signal(SIGPIPE, SIG_IGN);
 	one_cpu();
@@ -214,7 +245,7 @@ static void *live_open(char *err, size_t errlen)
 		free(l);
 		return NULL;
 	}
-	l->p[0] = (struct rproc){pid, pidfd_of(pid), sock, false};
+	l->p[0] = rproc_new(pid, pidfd_of(pid), sock, false);
 	if (l->p[0].pidfd < 0 || wait_reply(&l->p[0], NULL, 0) != 1 ||
 	    kmsg_recv(sock, &rep, sizeof(rep), fds, &n) != 1 || rep.result) {
 		int64_t e = -rep.result;
@@ -412,8 +443,7 @@ static int64_t live_fork(struct live *l, struct rproc *r)
 		int none[MMF_FDS];
 		unsigned nr;
 
-		*c = (struct rproc){(pid_t)rep.result, pidfd_of((pid_t)rep.result), csock[0],
-				    r->filled};
+		*c = rproc_new((pid_t)rep.result, pidfd_of((pid_t)rep.result), csock[0], r->filled);
 		/* the child has closed its copies of the parent's fds */
 		if (c->pidfd < 0 || wait_reply(c, NULL, 0) != 1 ||
 		    kmsg_recv(c->sock, &ready, sizeof(ready), none, &nr) != 1) {
@@ -560,15 +590,20 @@ static int live_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usa
 {
 	static struct kvma kv[LIVE_VMAS];
 	struct live *l = as;
-	pid_t pid = l->p[proc % MMF_MAX_PROCS].pid;
-	int n;
+	struct rproc *r = &l->p[proc % MMF_MAX_PROCS];
+	int n, fd;
 
 	(void)usage; /* smaps has them anyway */
-	if (pid <= 0) {
+	if (r->pid <= 0) {
 		snprintf(err, errlen, "no real process p%u", proc);
 		return -1;
 	}
-	n = ksys_vmas(pid, lo, hi, kv, max < LIVE_VMAS ? max : LIVE_VMAS, NULL, err, errlen);
+	if ((fd = rproc_file(r, RP_SMAPS)) < 0) {
+		snprintf(err, errlen, "cannot read the smaps of %d: %s", (int)r->pid,
+			 strerror(errno));
+		return -1;
+	}
+	n = ksys_vmas_fd(fd, lo, hi, kv, max < LIVE_VMAS ? max : LIVE_VMAS, NULL, err, errlen);
 	for (int i = 0; i < n; i++)
 		out[i] = (struct as_vma){.start = kv[i].start,
 					 .end = kv[i].end,
@@ -589,7 +624,7 @@ static int live_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usa
 /* /proc/PID/smaps_rollup's figures (kB); false (@err says why) when
  * unreadable. (Read and parsed by hand: under fuzz_conform's engine every
  * strncmp would be traced.) */
-static bool read_rollup(pid_t pid, struct krest *r, char *err, size_t errlen)
+static bool read_rollup(struct rproc *p, struct krest *r, char *err, size_t errlen)
 {
 	static const struct {
 		const char *name;
@@ -604,25 +639,22 @@ static bool read_rollup(pid_t pid, struct krest *r, char *err, size_t errlen)
 	    {"Private_Dirty:", offsetof(struct krest, private_dirty)},
 	    {"Anonymous:", offsetof(struct krest, anon)},
 	};
-	char path[64], buf[4096];
+	char buf[4096];
 	ssize_t n = 0, got = 0;
-	int fd;
+	int fd = rproc_file(p, RP_ROLLUP);
 
-	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	while (fd >= 0 && (got = read(fd, buf + n, sizeof(buf) - 1 - (size_t)n)) != 0)
+	if (fd >= 0 && lseek(fd, 0, SEEK_SET) != 0)
+		got = -1;
+	while (fd >= 0 && got >= 0 && (got = read(fd, buf + n, sizeof(buf) - 1 - (size_t)n)) != 0)
 		if (got > 0)
 			n += got;
-		else if (errno != EINTR)
-			break;
+		else if (errno == EINTR)
+			got = 0;
 	if (fd < 0 || got < 0) {
-		snprintf(err, errlen, "cannot read smaps_rollup of %d: %s", (int)pid,
+		snprintf(err, errlen, "cannot read smaps_rollup of %d: %s", (int)p->pid,
 			 strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return false;
 	}
-	close(fd);
 	buf[n] = 0;
 	memset(r, 0, sizeof(*r));
 	for (const char *line = buf; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
@@ -663,9 +695,10 @@ int as_live_rollup(void *as, unsigned proc, struct krest *win, char *err, size_t
 	for (unsigned tries = 0; tries < 64; tries++) {
 		if (tries >= 4)
 			sched_yield();
-		if (!read_rollup(r->pid, &roll, err, errlen) ||
-		    ksys_vmas(r->pid, LIVE_LO, LIVE_HI, kv, LIVE_VMAS, &a, err, errlen) < 0 ||
-		    !read_rollup(r->pid, &again, err, errlen))
+		if (!read_rollup(r, &roll, err, errlen) ||
+		    ksys_vmas_fd(rproc_file(r, RP_SMAPS), LIVE_LO, LIVE_HI, kv, LIVE_VMAS, &a, err,
+				 errlen) < 0 ||
+		    !read_rollup(r, &again, err, errlen))
 			return -1;
 		if (memcmp(&roll, &again, sizeof(roll)))
 			continue;
@@ -720,17 +753,14 @@ int as_live_page_values(void *as, unsigned proc, const uint64_t *addr, unsigned 
 			bool *present, char *err, size_t errlen)
 {
 	struct rproc *r = &((struct live *)as)->p[proc % MMF_MAX_PROCS];
-	char path[64];
 	int pagemap, mem, res = 0;
 
 	if (r->pid <= 0) {
 		snprintf(err, errlen, "no real process p%u", proc);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)r->pid);
-	pagemap = open(path, O_RDONLY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)r->pid);
-	mem = open(path, O_RDONLY | O_CLOEXEC);
+	pagemap = rproc_file(r, RP_PAGEMAP);
+	mem = rproc_file(r, RP_MEM);
 	for (unsigned i = 0, j; i < n && !res && pagemap >= 0 && mem >= 0; i = j) {
 		/* a run of consecutive pages, at most 256 */
 		for (j = i + 1; j < n && j - i < 256 && addr[j] == addr[j - 1] + KSYS_PAGE; j++)
@@ -740,10 +770,6 @@ int as_live_page_values(void *as, unsigned proc, const uint64_t *addr, unsigned 
 	if (pagemap < 0 || mem < 0 || res)
 		snprintf(err, errlen, "cannot read the pages of %d: %s", (int)r->pid,
 			 strerror(errno));
-	if (pagemap >= 0)
-		close(pagemap);
-	if (mem >= 0)
-		close(mem);
 	return pagemap < 0 || mem < 0 || res ? -1 : 0;
 }
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -78,6 +79,18 @@ int ksys_window_free(uint64_t lo, uint64_t hi)
 	if (munmap(p, len) && !e)
 		e = errno;
 	return e;
+}
+
+int ksys_drain(void)
+{
+	/* MADV_COLD drains (lru_add_drain) before it walks; on the vDSO it
+	 * walks pages that are on no LRU, and mlockall never locks the vDSO
+	 * (a special mapping), which would make it -EINVAL */
+	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR) & ~(uintptr_t)(KSYS_PAGE - 1);
+
+	if (!vdso)
+		return ENOENT;
+	return madvise((void *)vdso, KSYS_PAGE, MADV_COLD) ? errno : 0;
 }
 
 /* One page: a volatile 8-byte load into *@v, or a store of *@v, at its
@@ -334,10 +347,33 @@ static int ksys_read_lines(int fd, struct ksys_reader *r)
 	return res;
 }
 
+int ksys_vmas_fd(int fd, uint64_t lo, uint64_t hi, struct kvma *out, unsigned max,
+		 struct krest *rest, char *err, size_t errlen)
+{
+	struct ksys_reader r = {.lo = lo, .hi = hi, .out = out, .max = max, .rest = rest};
+	int res;
+
+	if (rest)
+		memset(rest, 0, sizeof(*rest));
+	if (lseek(fd, 0, SEEK_SET) != 0) {
+		snprintf(err, errlen, "cannot read smaps again: %s", strerror(errno));
+		return -1;
+	}
+	res = ksys_read_lines(fd, &r);
+	if (res == -2) {
+		snprintf(err, errlen, "cannot read smaps: %s", strerror(errno));
+		return -1;
+	}
+	if (res >= 0 && !ksys_flush(&r))
+		res = -1;
+	if (res == -1)
+		snprintf(err, errlen, "more than %u VMAs in the window", max);
+	return res < 0 ? -1 : (int)r.n;
+}
+
 int ksys_vmas(pid_t pid, uint64_t lo, uint64_t hi, struct kvma *out, unsigned max,
 	      struct krest *rest, char *err, size_t errlen)
 {
-	struct ksys_reader r = {.lo = lo, .hi = hi, .out = out, .max = max, .rest = rest};
 	char path[64];
 	int fd, res;
 
@@ -345,22 +381,14 @@ int ksys_vmas(pid_t pid, uint64_t lo, uint64_t hi, struct kvma *out, unsigned ma
 		snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
 	else
 		snprintf(path, sizeof(path), "/proc/self/smaps");
-	if (rest)
-		memset(rest, 0, sizeof(*rest));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	res = ksys_read_lines(fd, &r);
-	if (res == -2)
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	res = ksys_vmas_fd(fd, lo, hi, out, max, rest, err, errlen);
 	close(fd);
-	if (res >= 0 && !ksys_flush(&r))
-		res = -1;
-	if (res == -1)
-		snprintf(err, errlen, "more than %u VMAs in the window", max);
-	return res < 0 ? -1 : (int)r.n;
+	return res;
 }
 
 const char *ksys_vma_str(const struct kvma *v, uint64_t base, char *buf, size_t len)

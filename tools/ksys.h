@@ -103,6 +103,13 @@ int ksys_setup(void);
 /* 0 when nothing is mapped in [lo, hi) or the page on either side, else an
  * errno (EEXIST: something is). */
 int ksys_window_free(uint64_t lo, uint64_t hi);
+/* Empty this CPU's LRU batches, as the kernel does before an madvise walk:
+ * a page parked in one (just faulted in, lazily freed, marked accessed by
+ * a reader of /proc/PID/mem) holds a reference, and a write fault that
+ * sees it copies the page instead of reusing it. Run before every call so
+ * what a call does depends on the calls before it, not on when the CPU last
+ * drained. 0, or the errno of the madvise. */
+int ksys_drain(void);
 /* Run mmap, munmap, mremap, mprotect, madvise, mlock (mlock2), munlock,
  * mlockall, munlockall or a touch of each page (stopping at the first
  * fault: -EFAULT for SIGSEGV, -EAGAIN for SIGBUS, which a userfaultfd with
@@ -120,6 +127,10 @@ int64_t ksys_touch(const struct kcall *c, uint64_t *seen);
  * reading stops past @hi). */
 int ksys_vmas(pid_t pid, uint64_t lo, uint64_t hi, struct kvma *out, unsigned max,
 	      struct krest *rest, char *err, size_t errlen);
+/* The same from @fd, an open /proc/PID/smaps read again from its start (a
+ * reader that looks after every call keeps it open). */
+int ksys_vmas_fd(int fd, uint64_t lo, uint64_t hi, struct kvma *out, unsigned max,
+		 struct krest *rest, char *err, size_t errlen);
 /* "@0x10-0x18 rw-p ac dc wf lo rss 32k anon 32k": addresses in pages from
  * @base, the window's start, as a program's @ ranges count them; the other
  * figures (ksys_vma_more) only where they are not the usual ones. */

@@ -104,7 +104,7 @@ FLAGS_libfuzzer  = -g -O2 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-li
 NOCMP_SRCS       := $(MODEL_SRCS) fuzz/exec.c fuzz/tree_pair.c fuzz/tree_model.c \
 		    fuzz/tree_check.c fuzz/mtref.c fuzz/mtref_rcu.c fuzz/as_pair.c \
 		    fuzz/as_diff.c fuzz/as_model.c fuzz/as_expect.c fuzz/as_expect_check.c \
-		    fuzz/as_expect_map.c
+		    fuzz/as_expect_map.c fuzz/as_expect_result.c
 NOCMP_FLAGS      := -fno-sanitize-coverage=trace-cmp
 LINK_libfuzzer   = -fsanitize=fuzzer,address,undefined
 

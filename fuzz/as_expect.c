@@ -1107,6 +1107,8 @@ static void end_call(struct as_expect *e, const struct as_backend *b, void *as,
 	bool here = e->live[p] && x.gen == e->gen[p];
 
 	e->call[k].used = false;
+	if (here)
+		exp_check_result(e, c, &x, fired);
 	switch (c->code) {
 	case MMF_OP_MMAP:
 		if (here)

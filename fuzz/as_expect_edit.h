@@ -65,6 +65,10 @@ void exp_mlock_end(struct as_expect *e, const struct mm_call *c, const struct ex
 		   bool fired);
 void exp_mlockall_end(struct as_expect *e, const struct mm_call *c, const struct exp_call *x,
 		      bool fired);
+/* The answer @c must have given, where the expectation before it (still
+ * unchanged by it) decides it (as_expect_result.c): MM_EXPECTED_RESULT. */
+void exp_check_result(const struct as_expect *e, const struct mm_call *c, const struct exp_call *x,
+		      bool fired);
 /* Pages below a stack that it may not grow into when a mapping below them
  * is accessible and no stack (stack_guard_gap's default). */
 #define EXP_GUARD_GAP 256

@@ -24,6 +24,7 @@
 #include "runtime/sync.h"
 #include "test.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,6 +233,8 @@ enum breakage {
 	REMAP_LOSES,	/* an mremap that moves drops the pages it moved */
 	LAZY_MLOCK,	/* does nothing, says 0 */
 	STACK_STUCK,	/* a touch does nothing, says 0 */
+	FREE_ANY,	/* madvise free refuses nothing: does nothing, says 0 */
+	MLOCK_NOMEM,	/* locks and populates, says -ENOMEM */
 };
 static enum breakage breakage;
 
@@ -309,7 +312,8 @@ static void broken_call(void *as, struct mm_call *c)
 		break;
 	case MMF_OP_MADVISE:
 		if ((breakage == LAZY_WIPE && mmf_advice(c->a.advice) == MADV_WIPEONFORK) ||
-		    (breakage == LAZY_DONTNEED && mmf_advice(c->a.advice) == MADV_DONTNEED)) {
+		    (breakage == LAZY_DONTNEED && mmf_advice(c->a.advice) == MADV_DONTNEED) ||
+		    (breakage == FREE_ANY && c->a.advice == MMF_ADV_FREE)) {
 			c->result = 0;
 			return;
 		}
@@ -335,6 +339,11 @@ static void broken_call(void *as, struct mm_call *c)
 	case MMF_OP_MLOCK:
 		if (breakage == LAZY_MLOCK) {
 			c->result = 0;
+			return;
+		}
+		if (breakage == MLOCK_NOMEM) {
+			as_model.call(as, c);
+			c->result = -ENOMEM;
 			return;
 		}
 		break;
@@ -399,6 +408,32 @@ static bool test_lazy_mprotect_fires(void)
 		     "target fuzz_mm\nmmap p0 @0x10:8 r,w private f0 fixed\n"
 		     "mprotect p0 @0x12:2 r\n",
 		     CK_MM_EXPECTED_STATE);
+}
+
+/* Both leave a state the rest of the expectation agrees with: only the
+ * answer is wrong. */
+static bool test_free_any_fires(void)
+{
+	return fires(FREE_ANY,
+		     "target fuzz_mm\nmmap p0 @0x10:4 r,w shared_file f1 fixed\n"
+		     "touch p0 @0x10:4 write\nmadvise p0 @0x10:4 free\n",
+		     CK_MM_EXPECTED_RESULT) &&
+	       fires(FREE_ANY,
+		     "target fuzz_mm\nmmap p0 @0x10:4 r,w shared f0 fixed\n"
+		     "madvise p0 @0x11:2 free\n",
+		     CK_MM_EXPECTED_RESULT) &&
+	       fires(FREE_ANY,
+		     "target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\n"
+		     "mlock p0 @0x10:4 lock\nmadvise p0 @0x10:4 free\n",
+		     CK_MM_EXPECTED_RESULT);
+}
+
+static bool test_mlock_nomem_fires(void)
+{
+	return fires(MLOCK_NOMEM,
+		     "target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\n"
+		     "mlock p0 @0x11:2 lock\n",
+		     CK_MM_EXPECTED_RESULT);
 }
 
 static bool test_lazy_wipe_fires(void)
@@ -515,6 +550,8 @@ int main(void)
 	TEST(test_model_quiet);
 	TEST(test_lazy_mprotect_fires);
 	TEST(test_lazy_wipe_fires);
+	TEST(test_free_any_fires);
+	TEST(test_mlock_nomem_fires);
 	TEST(test_child_gone_fires);
 	TEST(test_cow_shares_fires);
 	TEST(test_wipe_keeps_fires);

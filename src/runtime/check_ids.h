@@ -114,6 +114,8 @@
 	X(MM_EXPECTED_UFFD,                                                                        \
 	  "each page is registered with the userfaultfd context and modes asked")                  \
 	X(MM_EXPECTED_DATA, "each page holds and reads what the writes, forks and files give it")  \
+	X(MM_EXPECTED_RESULT,                                                                      \
+	  "a call answers what the pages it names decide (madvise free, mlock)")                   \
 	/* the kernel's VMA code (kernel/kvma_mm.c) */                                             \
 	X(KVMA_BUG, "mm/vma.c's own checks hold (validate_mm, VM_WARN_ON, BUG_ON...)")             \
 	X(AS_BACKENDS_DIFFER, "two address-space backends give equal results and hold equal VMAs")

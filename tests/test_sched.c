@@ -159,6 +159,30 @@ static bool fires_alone(void (*fn)(void *), void *arg, enum check_id id)
 	return n > 0;
 }
 
+/* SYNC_RWSEM_STATE on forged states: every acquisition checks the lock it
+ * took, and a correct acquisition never makes one of these. */
+static bool test_rwsem_state_fires(void)
+{
+	struct rwsem s;
+	int me;
+
+	rwsem_init(&s, &lock_class_mmap, "S");
+	collect();
+	ASSERT(rwsem_check(&s));
+	s.readers = 2;
+	ASSERT(rwsem_check(&s));
+	s.writer = &me; /* a writer beside two readers */
+	ASSERT(!rwsem_check(&s));
+	s.readers = 0;
+	ASSERT(rwsem_check(&s));
+	s.writer = NULL;
+	s.readers = -1;
+	ASSERT(!rwsem_check(&s));
+	ASSERT_EQ(check_count(CK_SYNC_RWSEM_STATE), 2);
+	collected(CK_SYNC_RWSEM_STATE);
+	return true;
+}
+
 static bool test_single_fiber_checks_fire(void)
 {
 	rwsem_init(&A, &lock_class_mmap, "A");
@@ -434,6 +458,7 @@ int main(void)
 	TEST(test_single_fiber_checks_fire);
 	TEST(test_step_limit_stops_a_spinning_fiber);
 	TEST(test_vma_locks);
+	TEST(test_rwsem_state_fires);
 	TEST(test_writer_preference_and_contention);
 	TEST(test_same_bytes_same_interleaving);
 	TEST(test_rcu_free_waits_for_readers);

@@ -38,6 +38,7 @@
 	X(SYNC_HELD_AT_EXIT, "a fiber ends holding no lock and outside RCU")                       \
 	X(SYNC_SLEEP_IN_RCU, "no sleeping lock is taken inside an RCU read section")               \
 	X(SYNC_UNLOCK_NOT_HELD, "only a holder releases a lock")                                   \
+	X(SYNC_RWSEM_STATE, "an rwsem is held by one writer or by readers, never both")            \
 	X(SYNC_RCU_UNBALANCED, "rcu_read_unlock matches an rcu_read_lock")                         \
 	X(SYNC_VMA_LOCK,                                                                           \
 	  "VMA write locks need the mmap write lock; no reader holds a write-locked VMA")          \

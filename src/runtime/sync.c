@@ -41,9 +41,19 @@ static void check_order(struct fiber *f, const struct rwsem *s, unsigned subclas
 	}
 }
 
+bool rwsem_check(const struct rwsem *s)
+{
+	if ((s->writer && s->readers) || s->readers < 0)
+		return check_fail(CK_SYNC_RWSEM_STATE, "%s is held by %s and %d readers", s->name,
+				  s->writer ? "a writer" : "no writer", s->readers);
+	return true;
+}
+
 static void held_add(struct fiber *f, const struct rwsem *s, bool write, unsigned subclass)
 {
 	struct held_lock *h;
+
+	rwsem_check(s);
 
 	MODEL_ASSERT(f->nheld < SCHED_MAX_HELD);
 	h = &f->held[f->nheld++];

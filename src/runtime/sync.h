@@ -52,6 +52,11 @@ struct rwsem {
 };
 
 void rwsem_init(struct rwsem *s, const struct lock_class *cls, const char *name);
+/* SYNC_RWSEM_STATE: @s is held by one writer or by readers, never both, and
+ * by no negative count of readers. Every acquisition checks it after it
+ * takes the lock (a trylock that let a reader in beside a writer breaks no
+ * other check until two of them touch the same data). */
+bool rwsem_check(const struct rwsem *s);
 void rwsem_destroy(struct rwsem *s);
 void down_read(struct rwsem *s);
 void up_read(struct rwsem *s);

@@ -19,6 +19,9 @@ for t in $targets; do
 	else
 		bad "libFuzzer $t"; tail -n 30 "$T/lf.log"
 	fi
+	# the engine's defaults (fuzz/main_engine.c), ahead of the command line
+	grep -q '^INFO: vmafuzz: libFuzzer defaults -entropic_scale_per_exec_time=1 ' "$T/lf.log" &&
+		ok || bad "libFuzzer $t runs without the engine defaults"
 done
 
 # comparison tracing stays where a program's bytes are compared (the
@@ -39,6 +42,8 @@ if command -v afl-clang-fast >/dev/null 2>&1; then
 	for t in $targets; do
 		seed=$(ls "$OUT/corpus/$t" | head -n 1)
 		if "$OUT/afl/$t" <"$OUT/corpus/$t/$seed" >"$T/afl.log" 2>&1; then ok; else bad "AFL++ $t"; cat "$T/afl.log"; fi
+		# libFuzzer's flags are not for AFL++'s driver
+		! grep -q 'libFuzzer defaults' "$T/afl.log" && ok || bad "AFL++ $t given libFuzzer's defaults"
 	done
 else
 	echo "AFL++ not installed: its build is not checked"

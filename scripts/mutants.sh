@@ -15,10 +15,14 @@
 # killed by the seeds or by fuzzing (with the time), survives, or is not
 # built. A mutant of src/mm or src/tree that survives them is then asked
 # of the running kernel: fuzz_conform (fuzz_mm's programs in the model and
-# for real) replays fuzz_mm's seeds, where it can run here. The table goes
+# for real) replays fuzz_mm's seeds, where it can run here. A mutant that
+# survives all that is last run against the unit tests (tests/test_*.c):
+# a mutant of a check's own code shows only on a broken state, which is
+# what those tests make to show each check firing. The table goes
 # to out/mutants/report.csv, each survivor's diff to
 # out/mutants/survivors.md; the last line is the score, killed over killed
-# and survived. --only runs one mutant of the list, as the list names it.
+# and survived. --only runs one mutant of the list, as the list names it
+# (given again, one more).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -26,7 +30,7 @@ M=out/mutants
 n=100 secs=60 seed=1 target="" files="src/*/*.c" only="" csv=0
 
 usage() {
-	sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'
 }
 die() {
 	echo "build.sh mutants: $*" >&2
@@ -51,7 +55,10 @@ while [ $# -gt 0 ]; do
 		--seed) number "$1" "$2" && seed=$2 ;;
 		--target) target=$2 ;;
 		--files) files=$2 ;;
-		--only) only=$2 && [ -n "$only" ] || die "--only takes FILE:LINE:OP:COL, not an empty word" ;;
+		--only)
+			[ -n "$2" ] || die "--only takes FILE:LINE:OP:COL, not an empty word"
+			only="$only $2"
+			;;
 		esac
 		shift 2
 		;;
@@ -84,10 +91,15 @@ reaching() {
 list=$(awk -f scripts/mutants-list.awk $files) || die "no C files in '$files'"
 [ -n "$list" ] || die "no mutants in '$files'"
 if [ -n "$only" ]; then
-	IFS=: read -r of ol oo oc <<<"$only"
-	chosen=$(awk -F'\t' -v f="$of" -v l="$ol" -v o="$oo" -v c="$oc" \
-		'$1 == f && $2 == l && $3 == o && $4 == c' <<<"$list")
-	[ -n "$chosen" ] || die "--only $only: no such mutant (FILE:LINE:OP:COL as the list names it)"
+	chosen=""
+	for one in $only; do
+		IFS=: read -r of ol oo oc <<<"$one"
+		m=$(awk -F'\t' -v f="$of" -v l="$ol" -v o="$oo" -v c="$oc" \
+			'$1 == f && $2 == l && $3 == o && $4 == c' <<<"$list")
+		[ -n "$m" ] || die "--only $one: no such mutant (FILE:LINE:OP:COL as the list names it)"
+		chosen+="$m"$'\n'
+	done
+	chosen=${chosen%$'\n'}
 else
 	# a hash of each with the seed orders them; the first N are taken
 	chosen=$(while IFS= read -r m; do
@@ -146,6 +158,46 @@ if [ -z "$target" ] && build_live "$M/build-live.log" &&
 else
 	echo "mutants: fuzz_conform does not run here (or disagrees unbroken: $M/live-probe/conform.log); the kernel is not asked"
 fi
+
+# The unit tests as the last judge, if the unbroken copy passes them.
+# Without -Werror: a mutant may draw a warning (`a || b && c`) and is
+# still worth judging; the unbroken copy is built the same way, so the
+# flags do not change from one build to the next.
+build_tests() {
+	make -C "$M/tree" -s --no-print-directory -j2 OUTDIR=out \
+		FLAGS_test='-g -O1 $(SAN)' test >"$1" 2>&1
+}
+# judge_tests DIR: "killed tests:NAME" (the first test binary that fails) or "survived"
+judge_tests() {
+	local b name
+	mkdir -p "$1"
+	for b in "$M/tree/out/tests"/test_*; do
+		name=$(basename "$b")
+		if ! (cd "$M/tree" && timeout 300 "out/tests/$name" >"$ROOT/$1/$name.log" 2>&1) 2>/dev/null; then
+			echo "killed tests:$name"
+			return
+		fi
+	done
+	echo survived
+}
+# tests_probe: asked at the first survivor (a run that kills every mutant
+# never builds the tests): 1 if the unbroken copy passes them. The copy is
+# unbroken again only while no mutant is applied, so the mutant's file is
+# put back for the probe and the mutant again after it.
+tests=unknown
+tests_probe() {
+	local f=$1
+	cp "$M/tree/$f" "$M/tree/$f.mutant" && cp "$f" "$M/tree/$f"
+	if build_tests "$M/build-tests.log" && [ "$(judge_tests "$M/tests-probe")" = survived ]; then
+		tests=1
+	else
+		tests=0
+		echo "mutants: the unit tests fail on the unbroken copy ($M/build-tests.log, $M/tests-probe/); they judge nothing"
+	fi
+	# cp, not mv: a newer time than the objects just built, so make
+	# rebuilds them with the mutant
+	cp "$M/tree/$f.mutant" "$M/tree/$f" && rm -f "$M/tree/$f.mutant"
+}
 
 # apply FILE LINE OP COL ORIG REPL: the mutant into the copy
 apply() {
@@ -233,6 +285,19 @@ while IFS=$'\t' read -r f l op c o r; do
 		fi
 		;;
 	esac
+	[ "$tests:$status" != unknown:survived ] || tests_probe "$f"
+	if [ "$tests" = 1 ] && [ "$status" = survived ]; then
+		if ! build_tests "$M/runs/$k.build-tests.log"; then
+			ts="$ts tests(not built)"
+		else
+			read -r v how <<<"$(judge_tests "$M/runs/$k/tests")"
+			if [ "$v" = killed ]; then
+				status=killed by="$how" s=0
+			else
+				ts="$ts tests"
+			fi
+		fi
+	fi
 	case $status in
 	killed) killed=$((killed + 1)) ;;
 	survived)
@@ -254,6 +319,7 @@ done <<<"$chosen"
 # the copy as it was, for the next run
 build "$all_targets" "$M/build.log" || true
 [ "$live" = 0 ] || build_live "$M/build-live.log" || true
+[ "$tests" != 1 ] || build_tests "$M/build-tests.log" || true
 
 [ "$csv" = 1 ] && cat "$M/report.csv"
 score=0

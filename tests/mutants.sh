@@ -41,6 +41,8 @@ mutant_at() { # FILE OP TEXT
 e=$(mutant_at src/mm/exit.c rel 'MODEL_ASSERT(mm->map_count == 0);')
 m=$(mutant_at src/mm/mmap.c obo 'mt_gap_lowest(&mm->mt, hint, hint + len - 1, len')
 [ -n "$e" ] && [ -n "$m" ] && ok || { bad "the test's mutants are not in the list: '$e' '$m'"; finish; exit 1; }
+# --only again names one more; each must be in the list
+expect 2 '--only src/mm/exit.c:1:rel:1: no such mutant' ./build.sh mutants --only "$e" --only src/mm/exit.c:1:rel:1
 # the map-count assertion of exit turned around: the seeds kill it
 expect 0 'killed \(fuzz_fork:seeds, 0s\)' ./build.sh mutants --only "$e" --seconds 2
 IFS=: read -r ef el eo ec <<<"$e"
@@ -52,7 +54,7 @@ if grep -q ',survived,' "$R"; then
 	grep -q '^-.*hint + len - 1, len' out/mutants/survivors.md && grep -q '^+.*hint + len - 0, len' out/mutants/survivors.md &&
 		ok || bad "a survivor without its diff: $(cat out/mutants/survivors.md)"
 else
-	grep -Eq ',killed,(fuzz_m[a-z]*:fuzz|fuzz_conform:seeds)' "$R" && ok ||
-		bad "neither killed by fuzzing or the kernel nor survived: $(cat "$R")"
+	grep -Eq ',killed,(fuzz_m[a-z]*:fuzz|fuzz_conform:seeds|tests:test_[a-z_]+)' "$R" && ok ||
+		bad "neither killed by fuzzing, the kernel or the unit tests nor survived: $(cat "$R")"
 fi
 finish

@@ -210,6 +210,28 @@ static bool test_fork_checks_fire(void)
 	ASSERT(!mm_check_fork(parent, child));
 	ASSERT_EQ(check_count(CK_FORK_WIPE_NOT_EMPTY), 1);
 	v->anon_vma = NULL;
+	/* the child's tree a VMA short, then one VMA long: fewer, more */
+	{
+		struct mt_cursor cur;
+		struct vma *last = NULL, *w;
+		uint64_t lo, hi;
+
+		mt_cursor_init(&cur, &child->mt, 0);
+		while ((w = mt_cursor_next(&cur)))
+			last = w;
+		ASSERT(last != NULL);
+		lo = last->start;
+		hi = last->end - 1;
+		ASSERT_EQ(mt_store_range(&child->mt, lo, hi, NULL), 0);
+		ASSERT(!mm_check_fork(parent, child));
+		ASSERT_EQ(check_count(CK_FORK_CHILD_DIFFERS), 2);
+		ASSERT_EQ(mt_store_range(&child->mt, lo, hi, last), 0);
+		ASSERT_EQ(mt_store_range(&child->mt, hi + 1 + P(4), hi + P(5), last), 0);
+		ASSERT(!mm_check_fork(parent, child));
+		ASSERT_EQ(check_count(CK_FORK_CHILD_DIFFERS), 3);
+		ASSERT_EQ(mt_store_range(&child->mt, hi + 1 + P(4), hi + P(5), NULL), 0);
+		ASSERT(mm_check_fork(parent, child));
+	}
 	mm_snapshot_take(parent, &s);
 	mm_vma_at(parent, A(0x10))->pgoff++;
 	ASSERT(!mm_check_unchanged(parent, &s));

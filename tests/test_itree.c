@@ -137,7 +137,14 @@ static bool test_validate_catches_damage(void)
 	r->height = h;
 
 	t.count++;
-	ASSERT(itree_validate(&t) != NULL);
+	/* the report says what is wrong, with both counts */
+	{
+		const char *why = itree_validate(&t);
+		char want[64];
+
+		snprintf(want, sizeof(want), "holds %u nodes, counts %u", t.count - 1, t.count);
+		ASSERT(why != NULL && strcmp(why, want) == 0);
+	}
 	t.count--;
 
 	/* a cycle: reported, and a search through it ends */

@@ -5,6 +5,7 @@
  * VMA, anon_vma and page families firing on a state broken by hand.
  */
 #include "mm/anon.h"
+#include "mm/dump.h"
 #include "mm/exit.h"
 #include "mm/fault.h"
 #include "mm/fork.h"
@@ -29,6 +30,7 @@
 #include "tree/mtree.h"
 
 #include <errno.h>
+#include <string.h>
 
 static bool test_new_mapping_merges(void)
 {
@@ -671,6 +673,29 @@ static bool test_userfaultfd(void)
 	return teardown();
 }
 
+/* The state in a report reads no freed object: a VMA whose anon_vma or
+ * file is gone says so instead of reading it. */
+static bool test_dump_names_freed_objects(void)
+{
+	static char buf[4096];
+	struct anon_vma gone = {0};
+	struct vma *v;
+	FILE *f;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 2, RW, PRIV_ANON), (int64_t)A(0x10));
+	v = mm_vma_at(mm, A(0x10));
+	ASSERT(v != NULL && !v->anon_vma && !v->chain);
+	v->anon_vma = &gone; /* not an object alive: as if freed */
+	f = fmemopen(buf, sizeof(buf), "w");
+	ASSERT(f != NULL);
+	mm_dump(f, mm);
+	fclose(f);
+	v->anon_vma = NULL;
+	ASSERT(strstr(buf, " anon_vma(freed anon_vma) chain"));
+	return teardown();
+}
+
 int main(void)
 {
 	/* the tests read the model's state directly, outside its calls, as the
@@ -690,5 +715,6 @@ int main(void)
 	TEST(test_anon_and_page_checks_fire);
 	TEST(test_memory_checks_fire);
 	TEST(test_userfaultfd);
+	TEST(test_dump_names_freed_objects);
 	return test_summary();
 }

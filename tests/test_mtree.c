@@ -223,6 +223,52 @@ static bool test_dup_every_failure_point(void)
 	return true;
 }
 
+/*
+ * The picture behind "a failed write leaves the tree as it was" sees every
+ * part of the tree: an entry replaced in place (same ranges, same nodes), a
+ * pivot moved, a gap changed, each makes it differ.
+ */
+static bool test_snapshot_sees_every_change(void)
+{
+	struct mtree mt;
+	struct mtref ref;
+	struct mt_snapshot before, after;
+	struct mt_node *leaf;
+
+	build_tree(&mt, &ref, 200, 3);
+	ASSERT(mt.height >= 2);
+	leaf = mt.root;
+	while (!leaf->leaf)
+		leaf = leaf->slot[0];
+	ASSERT(leaf->end >= 1);
+	for (int part = 0; part < 3; part++) {
+		void *slot = leaf->slot[0];
+		uint64_t pivot = leaf->pivot[0], gap = mt.root->gap[0];
+
+		mt_snapshot_take(&mt, &before);
+		if (part == 0)
+			leaf->slot[0] = slot == val(5) ? val(6) : val(5);
+		else if (part == 1)
+			leaf->pivot[0] = pivot - 1;
+		else
+			mt.root->gap[0] = gap + 1;
+		mt_snapshot_take(&mt, &after);
+		ASSERT(!mt_snapshot_equal(&before, &after));
+		leaf->slot[0] = slot;
+		leaf->pivot[0] = pivot;
+		mt.root->gap[0] = gap;
+		mt_snapshot_free(&after);
+		mt_snapshot_take(&mt, &after);
+		ASSERT(mt_snapshot_equal(&before, &after));
+		mt_snapshot_free(&before);
+		mt_snapshot_free(&after);
+	}
+	ASSERT(tree_ok(&mt, &ref));
+	mt_destroy(&mt);
+	mtref_free(&ref);
+	return true;
+}
+
 /* A store that must allocate leaves the tree as it was when it fails. */
 static bool test_store_failure_leaves_tree(void)
 {
@@ -1007,6 +1053,7 @@ int main(void)
 	TEST(test_reserved_and_zero_entry);
 	TEST(test_cursor_replace);
 	TEST(test_dup_every_failure_point);
+	TEST(test_snapshot_sees_every_change);
 	TEST(test_store_failure_leaves_tree);
 	TEST(test_gap_search_brute_force);
 	TEST(test_bulk_append);

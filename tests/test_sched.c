@@ -183,6 +183,52 @@ static bool test_rwsem_state_fires(void)
 	return true;
 }
 
+/* The trylocks refuse what the lock's holder excludes: a reader beside a
+ * writer, a writer beside a writer or a reader. */
+static bool trylocks_right;
+
+static void trylocks(void *arg)
+{
+	struct rwsem *s = arg;
+
+	trylocks_right = true;
+	down_write(s);
+	if (down_read_trylock(s)) {
+		trylocks_right = false;
+		up_read(s);
+	}
+	if (down_write_trylock(s)) {
+		trylocks_right = false;
+		up_write(s);
+	}
+	up_write(s);
+	down_read(s);
+	if (down_write_trylock(s)) {
+		trylocks_right = false;
+		up_write(s);
+	}
+	up_read(s);
+	if (!down_write_trylock(s))
+		trylocks_right = false;
+	else
+		up_write(s);
+}
+
+static bool test_trylocks_refuse(void)
+{
+	void (*const f[])(void *) = {trylocks};
+	void *const a[] = {&A};
+
+	rwsem_init(&A, &lock_class_mmap, "A");
+	collect();
+	ASSERT(run(1, f, a, NULL, 0));
+	sched_destroy(&S);
+	ASSERT_EQ(collected(CK_SYNC_RWSEM_STATE), 0);
+	ASSERT(trylocks_right);
+	ASSERT(!A.readers && !A.writer);
+	return true;
+}
+
 static bool test_single_fiber_checks_fire(void)
 {
 	rwsem_init(&A, &lock_class_mmap, "A");
@@ -459,6 +505,7 @@ int main(void)
 	TEST(test_step_limit_stops_a_spinning_fiber);
 	TEST(test_vma_locks);
 	TEST(test_rwsem_state_fires);
+	TEST(test_trylocks_refuse);
 	TEST(test_writer_preference_and_contention);
 	TEST(test_same_bytes_same_interleaving);
 	TEST(test_rcu_free_waits_for_readers);

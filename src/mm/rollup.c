@@ -438,25 +438,3 @@ bool rollup_check(struct mm *mm, struct rollup *r)
 				mm->id, r->stats.rss >> 10, reader_name(r));
 	return ok;
 }
-
-void rollup_print(FILE *out, const struct rollup *r)
-{
-	const struct rollup_stats *s = &r->stats;
-
-	fprintf(out, "%08" PRIx64 "-%08" PRIx64 " ---p 00000000 00:00 0 [rollup]\n", r->vma_start,
-		r->last_end);
-	fprintf(out, "Rss: %8" PRIu64 " kB\n", s->rss >> 10);
-	fprintf(out, "Pss: %8" PRIu64 " kB\n", s->pss >> (10 + PSS_SHIFT));
-	fprintf(out, "Pss_Dirty: %8" PRIu64 " kB\n", s->pss_dirty >> (10 + PSS_SHIFT));
-	fprintf(out, "Pss_Anon: %8" PRIu64 " kB\n", s->pss_anon >> (10 + PSS_SHIFT));
-	fprintf(out, "Pss_File: %8" PRIu64 " kB\n", s->pss_file >> (10 + PSS_SHIFT));
-	fprintf(out, "Pss_Shmem: %8" PRIu64 " kB\n", s->pss_shmem >> (10 + PSS_SHIFT));
-	fprintf(out, "Shared_Clean: %8" PRIu64 " kB\n", s->shared_clean >> 10);
-	fprintf(out, "Shared_Dirty: %8" PRIu64 " kB\n", s->shared_dirty >> 10);
-	fprintf(out, "Private_Clean: %8" PRIu64 " kB\n", s->private_clean >> 10);
-	fprintf(out, "Private_Dirty: %8" PRIu64 " kB\n", s->private_dirty >> 10);
-	fprintf(out, "Referenced: %8" PRIu64 " kB\n", s->referenced >> 10);
-	fprintf(out, "Anonymous: %8" PRIu64 " kB\n", s->anonymous >> 10);
-	fprintf(out, "LazyFree: %8" PRIu64 " kB\n", s->lazyfree >> 10);
-	fprintf(out, "Locked: %8" PRIu64 " kB\n", s->pss_locked >> (10 + PSS_SHIFT));
-}

@@ -93,7 +93,5 @@ void smaps_gather(struct vma *v, uint64_t from, struct rollup_stats *s);
 bool rollup_check(struct mm *mm, struct rollup *r);
 
 bool rollup_stats_equal(const struct rollup_stats *a, const struct rollup_stats *b);
-/* Print as /proc/PID/smaps_rollup does (kB). */
-void rollup_print(FILE *out, const struct rollup *r);
 
 #endif

@@ -112,9 +112,10 @@ expect 2 "no planted bug 'nosuch'" ./build.sh fuzz --bug nosuch fuzz_fork 5
 expect 2 '--bug needs a planted bug' ./build.sh fuzz fuzz_fork --bug
 expect 2 "--seeds $T/none: not a directory" ./build.sh fuzz --seeds "$T/none" fuzz_fork 5
 expect 2 'the kernel targets. reverted' ./build.sh fuzz --bug mt_gap_stale kfuzz_mtree 5
+# enough runs for a status line or two (a target runs thousands a second)
 expect 0 'engine log: .*/out/work/fuzz_mtree/logs/' env VMAFUZZ_NO_DEPS=1 VMAFUZZ_STATUS_EVERY=1 \
-	./build.sh fuzz fuzz_mtree 30 -- -runs=3000
-grep -q -- ' -runs=3000$' "$T/out" && ok || bad "build.sh fuzz did not pass -runs=3000 to libFuzzer last"
+	./build.sh fuzz fuzz_mtree 30 -- -runs=50000
+grep -q -- ' -runs=50000$' "$T/out" && ok || bad "build.sh fuzz did not pass -runs=50000 to libFuzzer last"
 # the engine's flood goes to the run's own log (fuzz.log: the last one);
 # the terminal gets status lines
 grep -qE 'Done [0-9]+ runs in' out/work/fuzz_mtree/fuzz.log && ok ||

@@ -16,6 +16,7 @@
 #   (the pthread + liburcu backend) and tests/stress/*.c
 #                               -> out/tsan/tsan_stress (ThreadSanitizer)
 #   corpus/<target>/*.txt       -> out/corpus/<target>/<name>   (vmafuzz compile)
+#   corpus/fuzz_mm/*.txt        -> out/corpus/fuzz_fork/mm_<name> (fuzz_fork starts from them too)
 #   corpus/regress/<target>/*.txt -> out/regress/<target>/<name>
 #
 # Knobs (command line or environment):
@@ -214,6 +215,10 @@ GCC_TEST_BINS   := $(addprefix $(OBJDIR)/gcc-check/bin/tests/,$(TESTS))
 OSSFUZZ_BINS   := $(addprefix $(OSSFUZZ_OUT)/,$(TARGETS))
 TSAN_BIN       := $(OUTDIR)/tsan/tsan_stress
 SEEDS          := $(patsubst corpus/%.txt,$(OUTDIR)/corpus/%,$(SEED_TXTS))
+# fuzz_fork's programs are fuzz_mm's plus its own operations: it starts from
+# fuzz_mm's seeds too, as mm_<name> (all but those of fuzz_mm's configs)
+FORK_MM_TXTS   := $(filter-out corpus/fuzz_mm/no_zero_page.txt,$(wildcard corpus/fuzz_mm/*.txt))
+FORK_MM_SEEDS  := $(patsubst corpus/fuzz_mm/%.txt,$(OUTDIR)/corpus/fuzz_fork/mm_%,$(FORK_MM_TXTS))
 REGRESS        := $(patsubst corpus/regress/%.txt,$(OUTDIR)/regress/%,$(REGRESS_TXTS))
 
 HAVE_AFL := $(shell command -v $(AFL_CC) 2>/dev/null)
@@ -231,7 +236,7 @@ replay: $(REPLAY_BINS)
 stable: $(STABLE_BINS)
 tool: $(TOOL_BIN)
 test: $(TEST_BINS)
-corpus: $(SEEDS)
+corpus: $(SEEDS) $(FORK_MM_SEEDS)
 regress: $(REGRESS)
 ifneq ($(OSSFUZZ_OUT),)
 oss-fuzz: $(OSSFUZZ_BINS)
@@ -519,6 +524,12 @@ $(SEEDS): $(OUTDIR)/corpus/%: corpus/%.txt $(TOOL_BIN)
 	@mkdir -p $(@D)
 	$(call msg,SEED,$@)
 	$(Q)$(TOOL_BIN) compile $< -o $@
+
+$(FORK_MM_SEEDS): $(OUTDIR)/corpus/fuzz_fork/mm_%: corpus/fuzz_mm/%.txt $(TOOL_BIN)
+	@mkdir -p $(@D) $(OBJDIR)/fork-seeds
+	$(call msg,SEED,$@)
+	$(Q)sed 's/^target fuzz_mm$$/target fuzz_fork/' $< >$(OBJDIR)/fork-seeds/$*.txt
+	$(Q)$(TOOL_BIN) compile $(OBJDIR)/fork-seeds/$*.txt -o $@
 
 $(REGRESS): $(OUTDIR)/regress/%: corpus/regress/%.txt $(TOOL_BIN)
 	@mkdir -p $(@D)

@@ -106,6 +106,12 @@ struct as_backend {
 	 * (the same after nothing did), so that what nothing touched is not
 	 * compared again; NULL: the backend cannot tell, all is compared. */
 	void (*changes)(void *as, unsigned proc, uint64_t *vmas, uint64_t *pages);
+	/* The lock an await of class @cls (enum mmf_lock_class) waits on when
+	 * it names instance @k: file f<k>'s i_mmap lock, process p<k>'s mmap
+	 * lock; NULL when there is none (the await then goes on at once).
+	 * NULL hook: the backend's locks are not the scheduler's, every await
+	 * counts its class. */
+	const void *(*lock_of)(void *as, unsigned cls, unsigned k);
 	/* Every invariant the backend knows (reports through check_fail). */
 	void (*check)(void *as);
 	/* The state as text, for a failure report. */

@@ -295,6 +295,16 @@ static void resolve_dest(struct mm *mm, struct mm_call *c)
 	case MMF_TO_DOWN:
 		at = c->start - step;
 		break;
+	case MMF_TO_HOME: {
+		struct vma *v = mm_vma_at(mm, c->start);
+		uint64_t pgoff;
+
+		if (!v || mt_is_zero(v))
+			break; /* no VMA there: the window's start, as for k pages */
+		pgoff = v->pgoff + ((c->start - v->start) >> PAGE_SHIFT);
+		at = v->file ? MMF_WINDOW_LO + (pgoff << PAGE_SHIFT) : pgoff << PAGE_SHIFT;
+		break;
+	}
 	}
 	if (at < MMF_WINDOW_LO || at >= MMF_WINDOW_HI)
 		at = c->start; /* overlaps the old range: -EINVAL for a move */
@@ -710,6 +720,17 @@ static int as_pages(void *as, unsigned proc, uint64_t lo, uint64_t hi,
  * VMAs change only under the mmap write lock (the lock assertions hold the
  * model to it), whose count its seq is; entries only through pte_set and
  * pte_clear, which count in fault_changes; data only through page_access. */
+static const void *as_lock_of(void *as, unsigned cls, unsigned k)
+{
+	struct mmf_state *s = as;
+	struct mm *mm;
+
+	if (cls == MMF_LC_I_MMAP)
+		return &s->files[k % MMF_FILES]->i_mmap_rwsem;
+	mm = cls == MMF_LC_MMAP ? s->mm[k % MMF_MAX_PROCS] : NULL;
+	return mm ? &mm->lock.sem : NULL;
+}
+
 static void as_changes(void *as, unsigned proc, uint64_t *vmas, uint64_t *pages)
 {
 	struct mm *mm = ((struct mmf_state *)as)->mm[proc % MMF_MAX_PROCS];
@@ -767,6 +788,7 @@ const struct as_backend as_model = {
     .vmas = as_vmas,
     .pages = as_pages,
     .changes = as_changes,
+    .lock_of = as_lock_of,
     .check = as_check,
     .dump = as_dump,
 };

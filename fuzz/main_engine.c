@@ -55,9 +55,10 @@ void __libfuzzer_is_present(void) __attribute__((weak));
  * mutated) is scaled down as it runs longer. A program's cost grows with
  * its trees and processes, and without this libFuzzer spent most of its
  * time on the largest ones: over 5 minutes kfuzz_mtree ran at 622 exec/s,
- * and at 3,855 with it, with as many edges (docs/benchmarks.md).
+ * and at 3,855 with it, with as many edges (docs/benchmarks.md). A target
+ * whose costly programs are the point (flat_energy) says =0.
  */
-static const char *const engine_defaults[] = {"-entropic_scale_per_exec_time=1"};
+static const char *engine_defaults[] = {"-entropic_scale_per_exec_time=1"};
 static char **engine_argv; /* what libFuzzer reads from now on */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -68,6 +69,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	exec_under_engine = true; /* keep libFuzzer's death callback */
 	if (!__libfuzzer_is_present || *argc < 1)
 		return 0;
+	if (VMAFUZZ_TARGET.flat_energy)
+		engine_defaults[0] = "-entropic_scale_per_exec_time=0";
 	args = calloc((size_t)*argc + N + 1, sizeof(*args));
 	if (!args)
 		return 0;

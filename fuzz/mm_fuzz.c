@@ -7,6 +7,7 @@
 #include "prog.h"
 #include "runtime/check.h"
 #include "runtime/sched.h"
+#include "runtime/sync.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -312,6 +313,28 @@ void mm_exec_op(struct mm_exec *m, const struct prog_op *op)
 		/* a thread busy elsewhere: the schedule passes it by at each point */
 		for (unsigned i = 0; i < (c.a.n ? c.a.n : 1u); i++)
 			sched_point("delay");
+		return;
+	}
+	if (c.code == MMF_OP_AWAIT) {
+		/* a thread waiting for the others to reach a place: the n-th
+		 * release of the class after this point */
+		static const struct lock_class *const classes[MMF_NLC] = {
+		    [MMF_LC_MMAP] = &lock_class_mmap,
+		    [MMF_LC_VMA] = &lock_class_vma,
+		    [MMF_LC_I_MMAP] = &lock_class_i_mmap,
+		    [MMF_LC_ANON_VMA] = &lock_class_anon_vma,
+		    [MMF_LC_UFFD] = &lock_class_uffd};
+		unsigned cls = c.a.lock_class % MMF_NLC, of = c.a.of % (MMF_MAX_PROCS + 1);
+		const void *key = classes[cls];
+
+		/* one lock of the class: counts that do not grow with what the
+		 * other threads do to the rest */
+		if (of && (cls == MMF_LC_MMAP || cls == MMF_LC_I_MMAP) && m->b->lock_of) {
+			key = m->b->lock_of(m->as, cls, of - 1);
+			if (!key)
+				return;
+		}
+		sched_await(key, c.a.n, "await");
 		return;
 	}
 	if (run_call(m, &c, op, true) && prog_trace)

@@ -32,12 +32,23 @@ const char *const mmf_diff_names[] = {"nodiff", "diff", NULL};
 const char *const mmf_reader_names[] = {"mmap", "vma", NULL};
 /* MREMAP_MAYMOVE, MREMAP_FIXED and MREMAP_DONTUNMAP are bits 0, 1 and 2 */
 const char *const mmf_remap_flag_names[] = {"maymove", "fixed", "dontunmap", NULL};
-const char *const mmf_remap_to_names[] = {"at_gap", "at_vma", "up", "down", NULL};
+const char *const mmf_remap_to_names[] = {"at_gap", "at_vma", "up", "down", "home", NULL};
 const char *const mmf_lock_names[] = {"lock", "onfault", NULL};
 /* MCL_CURRENT, MCL_FUTURE and MCL_ONFAULT are bits 0, 1 and 2 */
 const char *const mmf_mcl_names[] = {"current", "future", "onfault", NULL};
 
+/* the lock classes of runtime/sync.h a thread may await (mm_fuzz.c maps them) */
+const char *const mmf_lock_class_names[] = {"mmap_lock",      "vma_lock",      "i_mmap_rwsem",
+					    "anon_vma_rwsem", "uffd_ctx_lock", NULL};
+const char *const mmf_await_of_names[] = {"any", "of0", "of1", "of2", "of3",
+					  "of4", "of5", "of6", "of7", NULL};
+
 const struct prog_opdesc mmf_ops[MMF_NOPS] = {MMF_OPDESCS};
+
+bool mmf_is_thread_op(unsigned code)
+{
+	return code == MMF_OP_DELAY || code == MMF_OP_AWAIT;
+}
 
 int mmf_prot(uint8_t prot)
 {

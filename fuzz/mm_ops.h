@@ -51,6 +51,7 @@ enum mmf_code {
 	MMF_OP_MUNLOCK,
 	MMF_OP_MLOCKALL,
 	MMF_OP_MUNLOCKALL,
+	MMF_OP_AWAIT,
 	MMF_NOPS
 };
 
@@ -62,8 +63,12 @@ enum mmf_kind { MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_PRIVATE_FILE, MMF_SHARED_
 enum mmf_place { MMF_FIXED, MMF_NOREPLACE, MMF_HINT };
 /* mremap's new address (for MREMAP_FIXED, or MREMAP_DONTUNMAP's hint): the
  * start of the k-th gap or VMA (mod their number), or k pages above or
- * below the old start; kept inside the window. */
-enum mmf_remap_to { MMF_TO_GAP, MMF_TO_VMA, MMF_TO_UP, MMF_TO_DOWN };
+ * below the old start, or home: where the range's page offset says its
+ * first page belongs (an anonymous VMA's offset is the address it was
+ * mapped at, a model file's the page's place in the window), so that it
+ * may merge with neighbours whose offsets continue; kept inside the
+ * window. */
+enum mmf_remap_to { MMF_TO_GAP, MMF_TO_VMA, MMF_TO_UP, MMF_TO_DOWN, MMF_TO_HOME, MMF_NTO };
 
 /* Every argument an operation of the table can have, by name. */
 struct mm_args {
@@ -83,6 +88,7 @@ struct mm_args {
 	uint8_t to, k;		    /* mremap: where the new address is (enum mmf_remap_to) */
 	uint8_t lock;		    /* mlock: 0 mlock, 1 mlock2(MLOCK_ONFAULT) */
 	uint8_t mcl;		    /* mlockall: current, future, onfault bits */
+	uint8_t lock_class, of;	    /* await: mmf_lock_class_names, mmf_await_of_names */
 };
 
 /*
@@ -137,6 +143,17 @@ extern const char *const mmf_remap_flag_names[];
 extern const char *const mmf_remap_to_names[];
 extern const char *const mmf_lock_names[];
 extern const char *const mmf_mcl_names[];
+extern const char *const mmf_lock_class_names[];
+extern const char *const mmf_await_of_names[];
+/* await's lock classes, in the order of mmf_lock_class_names */
+enum mmf_lock_class {
+	MMF_LC_MMAP,
+	MMF_LC_VMA,
+	MMF_LC_I_MMAP,
+	MMF_LC_ANON_VMA,
+	MMF_LC_UFFD,
+	MMF_NLC
+};
 
 /* Advices, in the order of mmf_advice_names. */
 enum mmf_advice_id {
@@ -161,6 +178,8 @@ int mmf_mmap_flags(const struct mm_args *a);
 int mmf_advice(uint8_t advice);
 /* The mmap asks for its pages to be faulted in (MAP_POPULATE, MAP_LOCKED). */
 bool mmf_populates(const struct mm_args *a);
+/* delay and await: the thread's own business, no call of a process. */
+bool mmf_is_thread_op(unsigned code);
 /* Whether the operation's second field is a range to resolve. */
 bool mmf_has_range(const struct prog_desc *d, unsigned code);
 
@@ -256,7 +275,9 @@ bool mmf_has_range(const struct prog_desc *d, unsigned code);
 			   "resize the range to n<k> pages, in place or moved (maymove); fixed: "  \
 			   "to the new address, dontunmap: keep the old range (mapped, empty); "   \
 			   "the new address k<j>: the start of gap or VMA j (at_gap, at_vma), or " \
-			   "j pages up or down from the old start",                                \
+			   "j pages up or down from the old start, or where the range's page "     \
+			   "offset puts its first page (home: an anonymous VMA's first address, "  \
+			   "a file page's place in the window; j unused)",                         \
 			   6,                                                                      \
 			   {MMF_F_PROC, MMF_F_RANGE, MMF_ARG(FK_U8, "n", 0, NULL, n),              \
 			    MMF_ARG(FK_FLAGS, NULL, 0, mmf_remap_flag_names, remap_flags),         \
@@ -276,7 +297,17 @@ bool mmf_has_range(const struct prog_desc *d, unsigned code);
 	[MMF_OP_MUNLOCKALL] = {"munlockall",                                                       \
 			       "unlock every mapping, and later ones are no longer locked",        \
 			       1,                                                                  \
-			       {MMF_F_PROC}},
+			       {MMF_F_PROC}},                                                      \
+	[MMF_OP_AWAIT] = {"await",                                                                 \
+			  "the thread waits until the other threads have released a lock of "      \
+			  "the class n<k> times (n0: once), then runs next; it goes "              \
+			  "on without them when they can no longer come. any: any lock of the "    \
+			  "class; of<j>: only file f<j>'s (i_mmap_rwsem) or process p<j>'s "       \
+			  "(mmap_lock), any for the other classes",                                \
+			  3,                                                                       \
+			  {MMF_F_CHOICE(mmf_lock_class_names, lock_class),                         \
+			   MMF_F_CHOICE(mmf_await_of_names, of),                                   \
+			   MMF_ARG(FK_U8, "n", 0, NULL, n)}},
 
 extern const struct prog_opdesc mmf_ops[MMF_NOPS];
 

@@ -429,6 +429,21 @@ static bool mut_fail_at(struct prog *p, struct prng *r)
 	if (!p->nops)
 		return false;
 	op = &p->ops[below(r, p->nops)];
+	/* half the time one that fails already: where a program injects a
+	 * failure, the failure point is what matters most (which allocation of
+	 * a fork, and so which VMA it is copying, fails) */
+	if (one_in(r, 2)) {
+		unsigned with = 0, k;
+
+		for (unsigned i = 0; i < p->nops; i++)
+			with += p->ops[i].fail_at != 0;
+		k = with ? below(r, with) : 0;
+		for (unsigned i = 0; with && i < p->nops; i++)
+			if (p->ops[i].fail_at && !k--) {
+				op = &p->ops[i];
+				break;
+			}
+	}
 	if (op->fail_at && one_in(r, 3))
 		v = 0;
 	else if (op->fail_at && one_in(r, 2))

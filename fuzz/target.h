@@ -25,6 +25,10 @@ struct fuzz_target {
 	 * are in out/kernel/<flavor>/, and a binary without the kernel's code
 	 * knows it by name only (run is NULL there). */
 	bool kernel;
+	/* libFuzzer's energy not scaled by an input's running time
+	 * (main_engine.c): the target's programs are costly by design and the
+	 * cost is where its bugs are (fuzz_fork forks at every failure point) */
+	bool flat_energy;
 };
 
 extern const struct fuzz_target fuzz_mm_target;

@@ -30,7 +30,8 @@ for txt in corpus/fuzz_mm/*.txt; do
 		"$V" conform "$txt"
 	if grep -q 'operations agree' "$T/out"; then n=$((n + 1)); else skipped=$((skipped + 1)); fi
 done
-[ "$n" -ge 30 ] && [ "$skipped" -le 6 ] && ok || bad "only $n seeds of fuzz_mm ran for real ($skipped skipped)"
+# most seeds run for real: at most one skipped for five that ran
+[ "$n" -ge 30 ] && [ $((5 * skipped)) -le "$n" ] && ok || bad "only $n seeds of fuzz_mm ran for real ($skipped skipped)"
 echo "conform.sh: $n seeds agree, $skipped skipped"
 # what each seed written for conform shows, on any kernel
 for s in conform_errors anon_vma_merge hint_free conform_fork daemon files_cow map_limit \

@@ -93,6 +93,51 @@ static bool test_free_and_fork(void)
 	return teardown();
 }
 
+struct heard {
+	struct mm_watch w;
+	uint64_t start, end;
+	unsigned n;
+};
+
+static void heard_change(struct mm_watch *w, uint64_t start, uint64_t end)
+{
+	struct heard *h = (struct heard *)w;
+
+	h->start = start;
+	h->end = end;
+	h->n++;
+}
+
+/* A write fault that reuses the page (ours alone again once the child
+ * exits) makes the entry writable and dirty, which ends its lazy freeing:
+ * the mm's watchers (a rollup reading meanwhile) are told of the page. */
+static bool test_reuse_tells_the_watchers(void)
+{
+	struct fork_opts o = {.algo = FORK_TREE_DUP, .check = true};
+	struct heard h = {.w = {.changed = heard_change}};
+	struct fork_uffd fu;
+	struct rollup r;
+	struct mm *child;
+
+	ASSERT(setup());
+	ASSERT_EQ(map(0x10, 2, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(2), true), 0);
+	ASSERT_EQ(mm_madvise(mm, A(0x10), P(2), MADV_FREE), 0);
+	ASSERT_EQ(mm_fork(mm, 1, &o, &child, &fu), 0);
+	mm_put(child);
+	mm_watch_add(mm, &h.w);
+	ASSERT_EQ(mm_touch(mm, A(0x11), P(1), true), 0);
+	mm_watch_del(mm, &h.w);
+	ASSERT(page_at(mm, 0x11) != NULL);
+	ASSERT_EQ(h.n, 1);
+	ASSERT_EQ(h.start, A(0x11));
+	ASSERT_EQ(h.end, A(0x12));
+	rollup_read(mm, ROLLUP_MMAP_LOCK, &r);
+	ASSERT_EQ(r.stats.lazyfree, P(1));
+	rollup_free(&r);
+	return teardown();
+}
+
 /* Page cache pages: pageout unmaps them; clean ones leave the cache, dirty
  * shmem pages stay for the next fault. */
 static bool test_pageout_page_cache(void)
@@ -182,6 +227,7 @@ int main(void)
 	lock_asserts_off();
 	TEST(test_free_then_pageout);
 	TEST(test_free_and_fork);
+	TEST(test_reuse_tells_the_watchers);
 	TEST(test_pageout_page_cache);
 	TEST(test_populate);
 	TEST(test_populate_dirties_the_page);

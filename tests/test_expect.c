@@ -216,6 +216,48 @@ static bool test_model_quiet(void)
 	return true;
 }
 
+/* ---- mremap home ------------------------------------------------------------ */
+
+static uint64_t remap_to[4];
+static unsigned nremaps;
+
+static void spy_call(void *as, struct mm_call *c)
+{
+	if (c->code == MMF_OP_MREMAP && nremaps < 4)
+		remap_to[nremaps++] = c->to;
+	as_model.call(as, c);
+}
+
+/* `home` sends a range back where its page offset puts its first page: an
+ * anonymous VMA to the address it was mapped at, a model file's page to
+ * its place in the window, so a moved VMA can merge again with neighbours
+ * whose offsets continue (the faulted one into the unfaulted one below). */
+static bool test_remap_home(void)
+{
+	struct as_backend spy = as_model;
+
+	spy.call = spy_call;
+	nremaps = 0;
+	check_set_mode(CHECK_COLLECT);
+	check_clear();
+	ASSERT_EQ(mm_run_text(&spy, "target fuzz_mm\n"
+				    "mmap p0 @0x10:4 r,w private f0 fixed\n"
+				    "touch p0 @0x10:4 write\n"
+				    "mremap p0 @0x10:4 n4 maymove,fixed up k0x30\n"
+				    "mmap p0 @0xc:4 r,w private f0 fixed\n"
+				    "mremap p0 @0x41:2 n2 maymove,fixed home k0\n"
+				    "mmap p0 @0x80:4 r,w private_file f1 fixed\n"
+				    "mremap p0 @0x82:2 n2 maymove,fixed down k0x20\n"
+				    "mremap p0 @0x62:2 n2 maymove,fixed home k7\n"),
+		  0);
+	ASSERT_EQ(check_total(), 0);
+	check_set_mode(CHECK_ABORT);
+	ASSERT_EQ(nremaps, 4);
+	ASSERT_EQ(remap_to[1], MMF_WINDOW_LO + (0x11ull << MMF_PAGE_SHIFT));
+	ASSERT_EQ(remap_to[3], MMF_WINDOW_LO + (0x82ull << MMF_PAGE_SHIFT));
+	return true;
+}
+
 /* ---- the model broken on purpose ------------------------------------------ */
 
 enum breakage {
@@ -548,6 +590,7 @@ static bool test_stack_stuck_fires(void)
 int main(void)
 {
 	TEST(test_model_quiet);
+	TEST(test_remap_home);
 	TEST(test_lazy_mprotect_fires);
 	TEST(test_lazy_wipe_fires);
 	TEST(test_free_any_fires);

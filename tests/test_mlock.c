@@ -81,6 +81,13 @@ static bool test_mlock_population(void)
 	ASSERT_EQ(mm_mprotect(mm, A(0x20), P(2), RW), 0);
 	ASSERT(pte_page(mm_pte(mm, A(0x21))) != &zero_page);
 	ASSERT_EQ(mm->locked_vm, 8);
+	/* __mm_populate stops at the first hole, with 0, whatever VMA lies
+	 * past the range (the PROT_NONE one at 0x30 cannot be populated; a
+	 * range can end in a hole when another thread unmaps it between
+	 * mlock's two halves) */
+	ASSERT_EQ(mm_populate_range(mm, A(0x20), P(0xe), false), 0);
+	ASSERT_EQ(mm_populate_range(mm, A(0x28), P(4), false), 0);
+	ASSERT_EQ(mm_populate_range(mm, A(0x20), P(0x12), false), -EFAULT);
 	return teardown();
 }
 

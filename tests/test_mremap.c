@@ -111,6 +111,9 @@ static bool test_errors(void)
 	ASSERT_EQ(mm_mremap(mm, A(0x10), P(5), P(8), MAYMOVE, 0), -EFAULT);	/* past the VMA */
 	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), FIXED, A(0x12)), -EINVAL); /* overlap */
 	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), FIXED, A(0x40) + 1), -EINVAL);
+	/* a new length beyond the address space, wherever it goes */
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), MM_TASK_SIZE + P(1), FIXED, A(0x40)), -EINVAL);
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), FIXED, MM_TASK_SIZE - P(2)), -EINVAL);
 	/* 6.12 unmaps the fixed destination before it looks at the source
 	 * (6.17 looks first: docs/fidelity.md) */
 	ASSERT_EQ(map(0x40, 4, RW, PRIV_ANON), A(0x40));

@@ -89,7 +89,18 @@ static bool test_height_grows_and_shrinks(void)
 
 	mt_init(&mt);
 	for (uint64_t i = 0; i < 5000; i++) {
+		/* 2 (i + 1) ranges, each entry and the gap after it: no taller
+		 * than the fewest levels of 16 slots that hold them (a root
+		 * rebuilt at 198 ranges needs two) */
+		uint64_t ranges = 2 * (i + 1), cap = MT_SLOTS;
+		unsigned least = 1;
+
+		while (cap < ranges) {
+			cap *= MT_SLOTS;
+			least++;
+		}
 		ASSERT_EQ(mt_store_range(&mt, 10 * i, 10 * i + 4, val(i + 1)), 0);
+		ASSERT(mt.height <= least);
 		if (mt.height > top)
 			top = mt.height;
 	}
@@ -342,6 +353,19 @@ static bool test_gap_search_brute_force(void)
 	return true;
 }
 
+/* Leaves, left to right, that end in an empty range, the last leaf apart
+ * (bulk mode never splits there: mab_calc_split). */
+static unsigned leaves_ending_empty(const struct mt_node *n, bool rightmost)
+{
+	unsigned k = 0;
+
+	if (n->leaf)
+		return !rightmost && !n->slot[n->end];
+	for (unsigned i = 0; i <= n->end; i++)
+		k += leaves_ending_empty(n->slot[i], rightmost && i == n->end);
+	return k;
+}
+
 static bool test_bulk_append(void)
 {
 	static const uint64_t counts[] = {0, 1, 2, 7, 16, 17, 40, 241, 256, 257, 4097, 51221};
@@ -366,9 +390,31 @@ static bool test_bulk_append(void)
 			ASSERT_EQ(mt_bulk_append(&b, 0, 0, val(1)), -EINVAL);
 		mt_bulk_end(&b);
 		ASSERT(tree_ok(&mt, &ref));
+		ASSERT_EQ(mt.root ? leaves_ending_empty(mt.root, true) : 0, 0);
 		mt_destroy(&mt);
 		mtref_free(&ref);
 		ASSERT_EQ(alloc_live(AK_MT_NODE), 0);
+	}
+	/* an empty range after every entry, from 0 or from 1: splits that
+	 * would end the left leaf in one move a slot to the right */
+	for (uint64_t start = 0; start < 2; start++) {
+		struct mtree mt;
+		struct mtref ref;
+		struct mt_bulk b;
+
+		mt_init(&mt);
+		mtref_init(&ref);
+		ASSERT_EQ(mt_bulk_begin(&b, &mt, 300), 0);
+		for (uint64_t i = 0; i < 300; i++) {
+			ASSERT_EQ(mt_bulk_append(&b, start + 3 * i, start + 3 * i + 1, val(i + 1)),
+				  0);
+			mtref_store(&ref, start + 3 * i, start + 3 * i + 1, val(i + 1));
+		}
+		mt_bulk_end(&b);
+		ASSERT(tree_ok(&mt, &ref));
+		ASSERT_EQ(leaves_ending_empty(mt.root, true), 0);
+		mt_destroy(&mt);
+		mtref_free(&ref);
 	}
 	return true;
 }

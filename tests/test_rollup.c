@@ -22,6 +22,10 @@
 #include "runtime/sync.h"
 #include "test.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
 #define LO 0x200000000000ull
 #define P(n) ((uint64_t)(n) << PAGE_SHIFT)
 #define A(n) (LO + P(n))
@@ -139,6 +143,23 @@ static bool test_rollup_checks_fire(void)
 	r.gathered.r[0].start = r.gathered.r[0].end - PAGE_SIZE;
 	ASSERT(fires(&r, CK_ROLLUP_MISSED));
 	r.gathered.r[0] = first;
+	/* the last VMA never gathered: the report names it whole */
+	{
+		const struct rollup_range *last = &r.gathered.r[r.gathered.n - 1];
+		char want[128];
+
+		r.gathered.n--;
+		check_clear();
+		check_set_mode(CHECK_COLLECT);
+		rollup_check(mm, &r);
+		check_set_mode(CHECK_ABORT);
+		snprintf(want, sizeof(want), "never gathered [%#" PRIx64 ", %#" PRIx64 "),",
+			 last->start, last->end);
+		ASSERT_EQ(check_count(CK_ROLLUP_MISSED), 1);
+		ASSERT(strstr(check_last_message(), want) != NULL);
+		check_clear();
+		r.gathered.n++;
+	}
 	/* a page counted that is not there */
 	r.stats.rss += PAGE_SIZE;
 	ASSERT(fires(&r, CK_ROLLUP_SUM));

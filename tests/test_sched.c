@@ -159,6 +159,12 @@ static bool fires_alone(void (*fn)(void *), void *arg, enum check_id id)
 	return n > 0;
 }
 
+static void read_trylock_once(void *arg)
+{
+	if (down_read_trylock(arg))
+		up_read(arg);
+}
+
 /* SYNC_RWSEM_STATE on forged states: every acquisition checks the lock it
  * took, and a correct acquisition never makes one of these. */
 static bool test_rwsem_state_fires(void)
@@ -180,6 +186,10 @@ static bool test_rwsem_state_fires(void)
 	ASSERT(!rwsem_check(&s));
 	ASSERT_EQ(check_count(CK_SYNC_RWSEM_STATE), 2);
 	collected(CK_SYNC_RWSEM_STATE);
+	/* and an acquisition checks the lock it took: a reader joining a count
+	 * gone negative leaves it negative */
+	s.readers = -2;
+	ASSERT(fires_alone(read_trylock_once, &s, CK_SYNC_RWSEM_STATE));
 	return true;
 }
 
@@ -441,6 +451,100 @@ static bool test_same_bytes_same_interleaving(void)
 	return true;
 }
 
+/* ---- awaiting events ------------------------------------------------------ */
+
+static struct rwsem L, Lm;
+static bool await_ret;
+static unsigned await_n;
+
+static void releaser(void *arg)
+{
+	(void)arg;
+	for (int i = 1; i <= 5; i++) {
+		/* another class in between: not counted */
+		down_write(&Lm);
+		up_write(&Lm);
+		down_write(&L);
+		log_buf[log_len++] = (char)('0' + i);
+		up_write(&L);
+	}
+}
+
+static void awaiter(void *arg)
+{
+	(void)arg;
+	await_ret = sched_await(&lock_class_i_mmap, await_n, "test await");
+	log_buf[log_len++] = 'A';
+}
+
+static void await_holding(void *arg)
+{
+	(void)arg;
+	down_read(&Lm);
+	await_ret = sched_await(&lock_class_i_mmap, 1, "test await");
+	up_read(&Lm);
+}
+
+static bool await_run(unsigned n, const uint8_t *bytes, size_t nbytes, const char *want)
+{
+	static void (*const fn[])(void *) = {releaser, awaiter};
+	static void *const arg[] = {NULL, NULL};
+
+	rwsem_init(&L, &lock_class_i_mmap, "L");
+	rwsem_init(&Lm, &lock_class_mmap, "M");
+	log_len = 0;
+	await_n = n;
+	ASSERT(run(2, fn, arg, bytes, nbytes));
+	sched_destroy(&S);
+	log_buf[log_len] = 0;
+	if (strcmp(log_buf, want))
+		fprintf(stderr, "log %s, want %s\n", log_buf, want);
+	ASSERT(!strcmp(log_buf, want));
+	return true;
+}
+
+/* The awaiting fiber runs right after the n-th release of the class by the
+ * others, whatever the schedule bytes say; when the releases can no longer
+ * come it goes on, with false, and no deadlock is reported. */
+static bool test_await_runs_after_the_nth_release(void)
+{
+	/* the first byte starts the awaiter; then the bytes favour the releaser */
+	static const uint8_t zeros[64] = {1}, ones[] = {1, 1, 1, 1, 1, 1, 1, 1},
+			     mixed[] = {1, 0, 1, 0, 0, 1};
+
+	ASSERT(await_run(3, zeros, sizeof(zeros), "123A45"));
+	ASSERT(await_ret);
+	ASSERT(await_run(3, ones, sizeof(ones), "123A45"));
+	ASSERT(await_run(1, mixed, sizeof(mixed), "1A2345"));
+	ASSERT(await_run(0, NULL, 0, "1A2345")); /* n 0 counts as 1 */
+	ASSERT(await_run(5, NULL, 0, "12345A"));
+	ASSERT(await_ret);
+	collect();
+	ASSERT(await_run(9, zeros, sizeof(zeros), "12345A"));
+	ASSERT(!await_ret);
+	ASSERT_EQ(collected(CK_SCHED_DEADLOCK), 0);
+	/* outside any fiber there is nobody to wait for */
+	ASSERT(!sched_await(&lock_class_i_mmap, 1, "main"));
+	return true;
+}
+
+/* Nothing may wait on an awaiting fiber: awaiting with a lock held fires. */
+static bool test_await_holding_a_lock_fires(void)
+{
+	static void (*const fn[])(void *) = {await_holding, releaser};
+	static void *const arg[] = {NULL, NULL};
+
+	rwsem_init(&L, &lock_class_i_mmap, "L");
+	rwsem_init(&Lm, &lock_class_mmap, "M");
+	log_len = 0;
+	collect();
+	run(2, fn, arg, NULL, 0);
+	sched_destroy(&S);
+	ASSERT_EQ(collected(CK_SCHED_DEADLOCK), 1);
+	ASSERT(!await_ret);
+	return true;
+}
+
 /* ---- RCU ------------------------------------------------------------------ */
 
 static int *shared;
@@ -509,5 +613,7 @@ int main(void)
 	TEST(test_writer_preference_and_contention);
 	TEST(test_same_bytes_same_interleaving);
 	TEST(test_rcu_free_waits_for_readers);
+	TEST(test_await_runs_after_the_nth_release);
+	TEST(test_await_holding_a_lock_fires);
 	return test_summary();
 }

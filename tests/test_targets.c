@@ -7,6 +7,7 @@
  * with the failing step marked, then the state.
  */
 #include "exec.h"
+#include "mm/uprobe.h"
 #include "prog.h"
 #include "replay.h"
 #include "runtime/check.h"
@@ -234,6 +235,41 @@ static bool test_delay_shifts_the_interleaving(void)
 	return true;
 }
 
+/* `await` puts a thread right after the n-th release of a lock by the
+ * others: a uprobe walk lands inside a failing fork, after the fork linked
+ * its child's copy of the file's text, and meets the half-built child (the
+ * walk skips it: it is marked unstable). A delay of the same count, or an
+ * await that counts another file's lock, does not get there; an await of a
+ * process that does not exist goes on at once. */
+static bool test_await_puts_a_walk_inside_a_fork(void)
+{
+	static const char head[] = "target fuzz_mm\n"
+				   "mmap p0 @0x10:4 r,x private_file f1 fixed\n"
+				   "touch p0 e0+0:end read\n"
+				   "mmap p0 @0x14:2 r,w private_file f1 fixed\n"
+				   "touch p0 e1+0:1 write\n"
+				   "mmap p0 @0x16:6 r,w private f0 fixed\n"
+				   "touch p0 e2+0:3 write\n"
+				   "fork p0 tree current nodiff fail_at=6\n";
+	static const char *const waits[] = {"await i_mmap_rwsem of1 n3", "delay n3",
+					    "await i_mmap_rwsem of2 n3", "await mmap_lock of5 n1"};
+	uint64_t skipped[4];
+	char text[1024];
+
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t before = uprobe_skipped_unstable;
+
+		snprintf(text, sizeof(text), "%st1: %s\nt1: uprobe p0 @0x10:2\n", head, waits[i]);
+		ASSERT(run_text(text) != 0);
+		skipped[i] = uprobe_skipped_unstable - before;
+	}
+	ASSERT(skipped[0] > 0);
+	ASSERT_EQ(skipped[1], 0);
+	ASSERT_EQ(skipped[2], 0);
+	ASSERT_EQ(skipped[3], 0);
+	return true;
+}
+
 /* Switches between threads set interleaving counters; one thread sets none,
  * and two threads meeting at other places set other ones. */
 static bool test_interleavings_are_feedback(void)
@@ -272,6 +308,7 @@ int main(void)
 	TEST(test_rcu_early_free_caught_by_asan);
 	TEST(test_same_input_same_interleaving);
 	TEST(test_delay_shifts_the_interleaving);
+	TEST(test_await_puts_a_walk_inside_a_fork);
 	TEST(test_interleavings_are_feedback);
 	return test_summary();
 }

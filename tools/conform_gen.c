@@ -184,7 +184,7 @@ static void args_mremap(struct conform_gen *g, struct mm_args *a)
 
 	a->remap_flags = flags[below(g, sizeof(flags))];
 	a->n = (uint8_t)(x < 10 ? 0 : 1 + below(g, x < 80 ? 16 : 40));
-	a->to = (uint8_t)below(g, 4);
+	a->to = (uint8_t)below(g, MMF_NTO);
 	a->k = (uint8_t)below(g, a->to < MMF_TO_UP ? 6 : 32);
 }
 

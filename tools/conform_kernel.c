@@ -327,7 +327,7 @@ static bool live_get(void *as, struct mm_call *c)
 {
 	struct live *l = as;
 
-	return c->code == MMF_OP_DELAY || l->p[c->a.proc % MMF_MAX_PROCS].pid > 0;
+	return mmf_is_thread_op(c->code) || l->p[c->a.proc % MMF_MAX_PROCS].pid > 0;
 }
 
 static void live_resolve(void *as, struct mm_call *c)
@@ -555,7 +555,7 @@ static void live_call(void *as, struct mm_call *c)
 	struct kreq q;
 	struct krep rep;
 
-	if (c->code == MMF_OP_DELAY || c->code == MMF_OP_ROLLUP) {
+	if (mmf_is_thread_op(c->code) || c->code == MMF_OP_ROLLUP) {
 		c->result = 0; /* nothing real to do: t0 is the only thread */
 		return;
 	}

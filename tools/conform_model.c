@@ -200,7 +200,7 @@ static bool hint_failed_alike(void *model, const struct mm_call *c)
 
 bool conform_model_call(void *model, struct mm_call *c, unsigned step, char *why, size_t whylen)
 {
-	if (c->code == MMF_OP_DELAY) {
+	if (mmf_is_thread_op(c->code)) {
 		/* a thread busy elsewhere, no call of a process (as fuzz_mm runs
 		 * it): 0 also when the process it names is gone, as on the real
 		 * side (found by fuzz_conform) */

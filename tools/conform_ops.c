@@ -274,6 +274,7 @@ static bool print_rangeless(FILE *out, const struct mm_call *c)
 		return true;
 	case MMF_OP_ROLLUP:
 	case MMF_OP_DELAY:
+	case MMF_OP_AWAIT:
 		fprintf(out, "nothing (%s)", mmf_ops[c->code].name);
 		return true;
 	}

@@ -258,7 +258,7 @@ static void count(struct run *r, const struct mm_call *c)
 	if (!t)
 		return;
 	t->ops++;
-	if (c->a.proc % MMF_MAX_PROCS && c->result != -ESRCH && c->code != MMF_OP_DELAY) {
+	if (c->a.proc % MMF_MAX_PROCS && c->result != -ESRCH && !mmf_is_thread_op(c->code)) {
 		t->child_ops++;
 		r->child_acted = true;
 	}

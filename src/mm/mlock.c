@@ -12,9 +12,6 @@
 
 #include <errno.h>
 
-/* x86-64's TASK_SIZE: mlockall(MCL_CURRENT) populates up to it. */
-#define MM_TASK_SIZE 0x7ffffffff000ull
-
 void mlock_account(struct mm *mm, int64_t pages)
 {
 	mm->locked_vm += pages;

@@ -18,9 +18,6 @@
 
 #include <errno.h>
 
-/* x86-64's TASK_SIZE: the top of user space. */
-#define MM_TASK_SIZE 0x7ffffffff000ull
-
 /* One call, as the kernel's vma_remap_struct threads it through. */
 struct remap {
 	struct mm *mm;

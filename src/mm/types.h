@@ -81,6 +81,9 @@
 #define MADV_DONTNEED_LOCKED 24
 
 #define MM_MAX_MAP_COUNT 65530
+/* x86-64's TASK_SIZE: the top of user space (mremap's bound, what
+ * mlockall(MCL_CURRENT) populates up to). */
+#define MM_TASK_SIZE 0x7ffffffff000ull
 
 struct mm;
 struct vma;

@@ -55,12 +55,23 @@ void check_set_context(check_context_fn fn, void *arg)
 	context_arg = arg;
 }
 
+/* the message of the last failure collected (unit tests read it) */
+static char last_message[512];
+
+const char *check_last_message(void)
+{
+	return last_message;
+}
+
 bool check_fail(enum check_id id, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (mode == CHECK_COLLECT) {
 		counts[id]++;
+		va_start(ap, fmt);
+		vsnprintf(last_message, sizeof(last_message), fmt, ap);
+		va_end(ap);
 		return false;
 	}
 	fflush(stdout);
@@ -94,6 +105,7 @@ unsigned check_total(void)
 void check_clear(void)
 {
 	memset(counts, 0, sizeof(counts));
+	last_message[0] = 0;
 }
 
 void model_assert_fail(const char *file, int line, const char *func, const char *expr)

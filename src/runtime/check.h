@@ -49,6 +49,8 @@ bool check_fail(enum check_id id, const char *fmt, ...) __attribute__((format(pr
 unsigned check_count(enum check_id id);
 unsigned check_total(void);
 void check_clear(void);
+/* The message of the last failure collected ("" after check_clear). */
+const char *check_last_message(void);
 
 /* Cheap assertion for the model's own preconditions (a bug in the harness or
  * model, not an invariant of the kernel): prints file, line and expression. */

@@ -110,14 +110,17 @@ unsigned sched_spawn(struct sched *s, void (*fn)(void *arg), void *arg)
 /* Whom the schedule runs next; NULL when nobody can run. */
 static struct fiber *pick(struct sched *s, const struct fiber *last)
 {
-	struct fiber *can[SCHED_MAX_FIBERS];
+	struct fiber *can[SCHED_MAX_FIBERS], *want = s->prefer;
 	unsigned k = 0, at = 0;
 
+	s->prefer = NULL; /* good for the next decision only */
 	for (unsigned i = 0; i < s->nfibers; i++)
 		if (s->fibers[i].state == FIBER_RUNNABLE)
 			can[k++] = &s->fibers[i];
 	if (k <= 1)
 		return k ? can[0] : NULL;
+	if (want && want->state == FIBER_RUNNABLE)
+		return want;
 	if (s->used < s->nchoices)
 		return can[s->choices[s->used++] % k];
 	/* round robin: the first runnable fiber after the last one */
@@ -173,6 +176,24 @@ void sched_dump(FILE *out, const struct sched *s)
 	}
 }
 
+/* Nobody can run: fibers awaiting events go on without them (the events
+ * could only come from a fiber that runs). */
+static bool wake_awaiting(struct sched *s)
+{
+	bool woke = false;
+
+	for (unsigned i = 0; i < s->nfibers; i++) {
+		struct fiber *f = &s->fibers[i];
+
+		if (f->state == FIBER_BLOCKED && f->await_key) {
+			f->await_key = NULL;
+			sched_wake(f);
+			woke = true;
+		}
+	}
+	return woke;
+}
+
 bool sched_run(struct sched *s)
 {
 	struct fiber *last = NULL;
@@ -185,6 +206,8 @@ bool sched_run(struct sched *s)
 	while (!s->stopped) {
 		struct fiber *f = pick(s, last);
 
+		if (!f && wake_awaiting(s))
+			continue;
 		if (!f) {
 			for (unsigned i = 0; i < s->nfibers; i++)
 				if (s->fibers[i].state == FIBER_BLOCKED) {
@@ -300,4 +323,42 @@ void sched_wake(struct fiber *f)
 		return;
 	f->state = FIBER_RUNNABLE;
 	runnable++;
+}
+
+bool sched_await(const void *key, unsigned n, const char *what)
+{
+	struct fiber *f = sched_self();
+
+	if (!sched_in_fiber() || active->stopped)
+		return false;
+	if (f->nheld || f->rcu_depth) {
+		check_fail(CK_SCHED_DEADLOCK, "t%u awaits %s holding a lock or inside RCU", f->id,
+			   what);
+		return false;
+	}
+	f->await_key = key;
+	f->await_left = n ? n : 1;
+	sched_block(what, key);
+	/* woken by sched_event (the count completed) or by wake_awaiting
+	 * (which gave up on it); both cleared the key */
+	return f->await_left == 0;
+}
+
+void sched_event(const void *what, const void *which)
+{
+	struct sched *s = active;
+
+	if (!s || !s->current)
+		return;
+	for (unsigned i = 0; i < s->nfibers; i++) {
+		struct fiber *f = &s->fibers[i];
+
+		if (f->state != FIBER_BLOCKED || !f->await_key ||
+		    (f->await_key != what && f->await_key != which) || --f->await_left)
+			continue;
+		f->await_key = NULL;
+		sched_wake(f);
+		if (!s->prefer)
+			s->prefer = f;
+	}
 }

@@ -13,6 +13,15 @@
  * Points where only one fiber can run consume nothing. Same bytes, same
  * interleaving, every time.
  *
+ * A fiber may also wait for events rather than for points (sched_await):
+ * "until the others have released an i_mmap lock twice". Counting points
+ * puts a thread at one place of another's run only if the count is exact,
+ * and the counts that matter grow with everything the other thread does
+ * first (a fork that fails at its 40th allocation passes thousands of
+ * points before it); counting the releases of one lock class names the
+ * same place in a handful. The fiber whose count completes runs next,
+ * without a schedule byte: the place it waited for is where it goes on.
+ *
  * A fiber that cannot take a lock blocks (sched_block) until another fiber
  * wakes it; when every live fiber is blocked the scheduler reports
  * SCHED_DEADLOCK. Code that runs outside any fiber (the harness between
@@ -64,6 +73,9 @@ struct fiber {
 	/* allocation failure injection armed by this fiber (alloc.h) */
 	uint64_t fail_countdown, since_arm;
 	bool fail_fired;
+	/* sched_await: the event awaited and how many more of it */
+	const void *await_key;
+	unsigned await_left;
 };
 
 /* A switch: at scheduling point `point`, `fiber` ran after `prev` stopped at `what`. */
@@ -83,9 +95,10 @@ struct sched {
 	uint64_t switches;
 	struct sched_trace trace[SCHED_TRACE];
 	unsigned ntrace;
-	bool stopped;	 /* a deadlock or step limit ended the run */
-	unsigned held;	 /* sched_hold depth: no scheduling point switches */
-	uint64_t digest; /* hash of every decision: equal runs, equal digests */
+	bool stopped;	      /* a deadlock or step limit ended the run */
+	unsigned held;	      /* sched_hold depth: no scheduling point switches */
+	uint64_t digest;      /* hash of every decision: equal runs, equal digests */
+	struct fiber *prefer; /* an awaiting fiber whose events came: it runs next */
 	/* Called at every switch from one fiber to another (@from NULL at the
 	 * first): a harness may turn interleavings into feedback. */
 	void (*on_switch)(void *arg, const struct fiber *to, const struct fiber *from);
@@ -119,6 +132,18 @@ void sched_unhold(void);
 /* Block the running fiber until sched_wake(); must be in a fiber. */
 void sched_block(const char *what, const void *on);
 void sched_wake(struct fiber *f);
+/*
+ * Block the running fiber until sched_event(@key) has happened @n times
+ * (n 0 counts as 1) on other fibers; the one that completes the count makes
+ * it the next fiber to run. Returns true then, false when the events could
+ * no longer come (every other fiber ended or is blocked) and it went on
+ * anyway. Must hold no lock (nothing may wait on an awaiting fiber). Outside
+ * fibers it returns false at once.
+ */
+bool sched_await(const void *key, unsigned n, const char *what);
+/* An event for the fibers awaiting @what or @which (the lock code calls it
+ * at every release with the lock's class and the lock). */
+void sched_event(const void *what, const void *which);
 /* Fibers of the active schedule (NULL when none is running). */
 struct sched *sched_active(void);
 

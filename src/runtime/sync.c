@@ -192,6 +192,7 @@ void up_read(struct rwsem *s)
 	held_del(f, h);
 	s->readers--;
 	wake_waiters(s);
+	sched_event(s->cls, s);
 	sched_point(s->name);
 }
 
@@ -208,6 +209,7 @@ void up_write(struct rwsem *s)
 	held_del(f, h);
 	s->writer = NULL;
 	wake_waiters(s);
+	sched_event(s->cls, s);
 	sched_point(s->name);
 }
 
@@ -225,6 +227,7 @@ void downgrade_write(struct rwsem *s)
 	s->writer = NULL;
 	s->readers++;
 	wake_waiters(s);
+	sched_event(s->cls, s);
 	sched_point(s->name);
 }
 

@@ -230,6 +230,21 @@ void sched_wake(struct fiber *f)
 	no_fibers(__func__);
 }
 
+/* No schedule to wait in: real threads await nothing (a delay's no-op). */
+bool sched_await(const void *key, unsigned n, const char *what)
+{
+	(void)key;
+	(void)n;
+	sched_point(what);
+	return false;
+}
+
+void sched_event(const void *what, const void *which)
+{
+	(void)what;
+	(void)which;
+}
+
 void sched_dump(FILE *out, const struct sched *s)
 {
 	(void)s;

@@ -11,7 +11,8 @@
  *     sched_self() is a per-thread struct fiber (id, held locks, RCU depth,
  *     and so alloc.c's failure injector is per thread);
  *     sched_in_fiber() is false; the fiber scheduler itself (sched_init,
- *     sched_spawn, sched_run, sched_block, ...) aborts if called.
+ *     sched_spawn, sched_run, sched_block, ...) aborts if called;
+ *     sched_await() is a scheduling point that waits for nothing.
  *   - No lock-order (class rank) checks and no deadlock detection. Misuse
  *     that would hang or corrupt is still reported through check_fail():
  *     unlock of a lock not held, blocking lock (or a grace-period wait)

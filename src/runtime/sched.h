@@ -17,10 +17,11 @@
  * "until the others have released an i_mmap lock twice". Counting points
  * puts a thread at one place of another's run only if the count is exact,
  * and the counts that matter grow with everything the other thread does
- * first (a fork that fails at its 40th allocation passes thousands of
- * points before it); counting the releases of one lock class names the
- * same place in a handful. The fiber whose count completes runs next,
- * without a schedule byte: the place it waited for is where it goes on.
+ * first (a fork that fails at its 40th allocation comes after 39 failed
+ * forks, each with points of its own); counting the releases of one lock
+ * class, or of one lock, names the same place in a handful. The fiber
+ * whose count completes runs next, without a schedule byte: the place it
+ * waited for is where it goes on.
  *
  * A fiber that cannot take a lock blocks (sched_block) until another fiber
  * wakes it; when every live fiber is blocked the scheduler reports

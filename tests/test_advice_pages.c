@@ -68,20 +68,28 @@ static bool test_free_then_pageout(void)
 	return teardown();
 }
 
+/* Two pages written, lazily freed (MADV_FREE), then shared with a child. */
+static bool free_then_fork(struct mm **child)
+{
+	struct fork_opts o = {.algo = FORK_TREE_DUP, .check = true};
+	struct fork_uffd fu;
+
+	ASSERT_EQ(map(0x10, 2, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(2), true), 0);
+	ASSERT_EQ(mm_madvise(mm, A(0x10), P(2), MADV_FREE), 0);
+	ASSERT_EQ(mm_fork(mm, 1, &o, child, &fu), 0);
+	return true;
+}
+
 /* Shared with a child, a lazily freed page is not paged out; the child's
  * entry stays as fork copied it (clean here, so both count LazyFree). */
 static bool test_free_and_fork(void)
 {
-	struct fork_opts o = {.algo = FORK_TREE_DUP, .check = true};
-	struct fork_uffd fu;
 	struct rollup r;
 	struct mm *child;
 
 	ASSERT(setup());
-	ASSERT_EQ(map(0x10, 2, RW, PRIV_ANON), A(0x10));
-	ASSERT_EQ(mm_touch(mm, A(0x10), P(2), true), 0);
-	ASSERT_EQ(mm_madvise(mm, A(0x10), P(2), MADV_FREE), 0);
-	ASSERT_EQ(mm_fork(mm, 1, &o, &child, &fu), 0);
+	ASSERT(free_then_fork(&child));
 	ASSERT_EQ(mm_madvise(mm, A(0x10), P(2), MADV_PAGEOUT), 0);
 	ASSERT_EQ(mm->rss_anon, 2); /* mapped twice: left alone */
 	rollup_read(child, ROLLUP_MMAP_LOCK, &r);
@@ -113,17 +121,12 @@ static void heard_change(struct mm_watch *w, uint64_t start, uint64_t end)
  * the mm's watchers (a rollup reading meanwhile) are told of the page. */
 static bool test_reuse_tells_the_watchers(void)
 {
-	struct fork_opts o = {.algo = FORK_TREE_DUP, .check = true};
 	struct heard h = {.w = {.changed = heard_change}};
-	struct fork_uffd fu;
 	struct rollup r;
 	struct mm *child;
 
 	ASSERT(setup());
-	ASSERT_EQ(map(0x10, 2, RW, PRIV_ANON), A(0x10));
-	ASSERT_EQ(mm_touch(mm, A(0x10), P(2), true), 0);
-	ASSERT_EQ(mm_madvise(mm, A(0x10), P(2), MADV_FREE), 0);
-	ASSERT_EQ(mm_fork(mm, 1, &o, &child, &fu), 0);
+	ASSERT(free_then_fork(&child));
 	mm_put(child);
 	mm_watch_add(mm, &h.w);
 	ASSERT_EQ(mm_touch(mm, A(0x11), P(1), true), 0);

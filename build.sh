@@ -297,7 +297,9 @@ fuzz_usage() {
 	  --plain     libFuzzer without the structure-aware mutator
 	  --jobs N    N workers on one corpus (libFuzzer -fork=N, AFL++ -M/-S)
 	  -- FLAGS    passed to the engine as they are (libFuzzer: -runs=1000,
-	              -seed=7 ...; afl-fuzz: -p explore ...), after ours
+	              -seed=7 ...; afl-fuzz: -p explore ...), after ours; and
+	              ours: -return_to_seeds=K, one libFuzzer mutation in K
+	              starts from a seed (default 16, 0: never)
 	A status line every few seconds (with --afl on a terminal, afl-fuzz's
 	status screen instead); the engine's whole log in out/work/<target>/logs/
 	(fuzz.log: libFuzzer's last). With --afl, plot_data has a row a second

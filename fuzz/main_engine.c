@@ -7,8 +7,11 @@
  * as programs (mutator.h) through LLVMFuzzerCustomMutator and
  * LLVMFuzzerCustomCrossOver, and one time in four hands the input to its
  * own byte-level mutations (LLVMFuzzerMutate, which also uses -dict), so
- * nothing the plain engine can reach is lost. AFL++'s driver ignores these
- * hooks; AFL++ gets the same mutator as a library (main_afl_mutator.c).
+ * nothing the plain engine can reach is lost. One mutation in
+ * -return_to_seeds=K (default 16; 0: never) starts from a seed of the
+ * corpus directories on the command line rather than from the engine's
+ * pick (seed_pool.h). AFL++'s driver ignores these hooks; AFL++ gets the
+ * same mutator as a library (main_afl_mutator.c).
  */
 #include "exec.h"
 #include "target.h"
@@ -19,6 +22,9 @@
 
 #ifndef VMAFUZZ_NO_CUSTOM_MUTATOR
 #include "mutator.h"
+#include "seed_pool.h"
+
+#include <string.h>
 #endif
 
 #ifndef VMAFUZZ_TARGET
@@ -61,10 +67,60 @@ void __libfuzzer_is_present(void) __attribute__((weak));
 static const char *engine_defaults[] = {"-entropic_scale_per_exec_time=1"};
 static char **engine_argv; /* what libFuzzer reads from now on */
 
+#ifndef VMAFUZZ_NO_CUSTOM_MUTATOR
+#define RETURN_FLAG "-return_to_seeds="
+static unsigned return_one_in = 16; /* 0: never */
+
+/* Our own flag, taken out of what libFuzzer reads: true if @arg was it. */
+static bool take_return_flag(const char *arg)
+{
+	const char *v = arg + strlen(RETURN_FLAG);
+	char *end;
+	unsigned long k;
+
+	if (strncmp(arg, RETURN_FLAG, strlen(RETURN_FLAG)))
+		return false;
+	k = strtoul(v, &end, 10);
+	if (!*v || *end || k > 1000000) {
+		fprintf(stderr, "vmafuzz: %s: expected %sK, K a number (0: never)\n", arg,
+			RETURN_FLAG);
+		exit(2);
+	}
+	return_one_in = (unsigned)k;
+	return true;
+}
+
+/* The seeds: named files of the directories on the command line. */
+static void load_seeds(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] != '-')
+			seed_pool_add_dir(argv[i]);
+	if (seed_pool_count() && return_one_in)
+		fprintf(stderr,
+			"INFO: vmafuzz: %u seeds; one mutation in %u starts from one of them "
+			"(%sK, 0: never)\n",
+			seed_pool_count(), return_one_in, RETURN_FLAG);
+}
+#else
+static bool take_return_flag(const char *arg)
+{
+	(void)arg;
+	return false;
+}
+
+static void load_seeds(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+}
+#endif
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	enum { N = sizeof(engine_defaults) / sizeof(engine_defaults[0]) };
 	char **args;
+	int n = 1 + N;
 
 	exec_under_engine = true; /* keep libFuzzer's death callback */
 	if (!__libfuzzer_is_present || *argc < 1)
@@ -78,9 +134,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	for (int i = 0; i < N; i++)
 		args[1 + i] = (char *)engine_defaults[i];
 	for (int i = 1; i < *argc; i++)
-		args[N + i] = (*argv)[i];
-	*argc += N;
+		if (!take_return_flag((*argv)[i]))
+			args[n++] = (*argv)[i];
+	*argc = n;
 	*argv = engine_argv = args;
+	load_seeds(n, args);
 	fputs("INFO: vmafuzz: libFuzzer defaults", stderr);
 	for (int i = 0; i < N; i++)
 		fprintf(stderr, " %s", engine_defaults[i]);
@@ -105,6 +163,15 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 {
 	struct prng r = {seed};
 
+	if (return_one_in && prng_below(&r, return_one_in) == 0) {
+		size_t n = 0;
+		const uint8_t *s = seed_pool_pick(&r, &n);
+
+		if (s && n <= max_size) {
+			memcpy(data, s, n);
+			size = n;
+		}
+	}
 	if (LLVMFuzzerMutate && prng_below(&r, 4) == 0)
 		return LLVMFuzzerMutate(data, size, max_size);
 	return mutate_bytes(VMAFUZZ_TARGET.desc, data, size, data, max_size, NULL, 0, &r, NULL);

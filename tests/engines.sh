@@ -24,7 +24,23 @@ for t in $targets; do
 	[ "$t" = fuzz_fork ] && want=0 # costly programs are its point (fuzz/target.h)
 	grep -q "^INFO: vmafuzz: libFuzzer defaults -entropic_scale_per_exec_time=$want " "$T/lf.log" &&
 		ok || bad "libFuzzer $t runs without the engine defaults (=$want)"
+	# the seeds it goes back to (fuzz/seed_pool.h): the named files of the
+	# directories given, none of the scratch one's hashes
+	n=$(ls "$OUT/corpus/$t" | wc -l)
+	grep -q "^INFO: vmafuzz: $n seeds; one mutation in 16 starts from one of them" "$T/lf.log" &&
+		ok || bad "libFuzzer $t: not $n seeds to go back to"
 done
+
+# -return_to_seeds is ours, taken out of what libFuzzer reads
+t=fuzz_mtree
+"$OUT/libfuzzer/$t" -runs=10 -seed=1 -return_to_seeds=0 "$T/lf-$t" "$OUT/corpus/$t" >"$T/lf.log" 2>&1 &&
+	grep -q 'Done [0-9]* runs' "$T/lf.log" && ! grep -q 'seeds; one mutation' "$T/lf.log" &&
+	! grep -q 'unrecognized flag' "$T/lf.log" && ok || bad "-return_to_seeds=0"
+"$OUT/libfuzzer/$t" -runs=10 -return_to_seeds=4 "$T/lf-$t" "$OUT/corpus/$t" >"$T/lf.log" 2>&1 &&
+	grep -q 'one mutation in 4 starts' "$T/lf.log" && ok || bad "-return_to_seeds=4"
+"$OUT/libfuzzer/$t" -runs=10 -return_to_seeds=often "$T/lf-$t" >"$T/lf.log" 2>&1
+[ $? -eq 2 ] && grep -q 'return_to_seeds=often: expected' "$T/lf.log" && ok ||
+	bad "-return_to_seeds=often: no exit 2 with a message"
 
 # comparison tracing stays where a program's bytes are compared (the
 # decoder), and is off in the model and the scheduler (Makefile NOCMP_SRCS);

@@ -24,4 +24,23 @@ grep -q '^rollup_skip_after_relock,fuzz_rollup,1,1,[0-9.]*,ROLLUP_MISSED$' "$T/o
 	bad "rollup_skip_after_relock not found by fuzz_rollup: $(cat "$T/out")"
 grep -q '^uffd_flags_without_ctx,fuzz_mm,1,1,[0-9.]*,UFFD_FLAGS_CTX$' "$T/out" && ok ||
 	bad "uffd_flags_without_ctx not found by fuzz_mm: $(cat "$T/out")"
+
+# how far a bug is from a seed (replay/<target> --mutants, fuzz/mutant_odds.h):
+# some mutants of mremap_round_trips find copied_anon_merge on its build,
+# none fails on the normal build, and the first one kept fails again
+seed=corpus/fuzz_mm/mremap_round_trips.txt
+if make -s --no-print-directory bug-replay BUG=copied_anon_merge >"$T/build.log" 2>&1; then
+	bin=$(readlink -f "$OUT/bugs/copied_anon_merge/replay/fuzz_mm")
+	(cd "$T" && "$bin" --mutants 200 "$ROOT/$seed") >"$T/odds" 2>&1
+	grep -Eq ': [1-9][0-9]* of 200 mutants fail \(one in' "$T/odds" && ok || bad "no mutant found copied_anon_merge: $(cat "$T/odds")"
+	"$OUT/bugs/copied_anon_merge/replay/fuzz_mm" "$T/first-failing-mutant" >/dev/null 2>&1 &&
+		bad "the kept mutant does not fail" || ok
+	"$OUT/replay/fuzz_mm" "$T/first-failing-mutant" >/dev/null 2>&1 && ok ||
+		bad "the kept mutant fails on the normal build"
+else
+	bad "make bug-replay BUG=copied_anon_merge: $(tail -n 5 "$T/build.log")"
+fi
+expect 0 ': 0 of 200 mutants fail$' "$OUT/replay/fuzz_mm" --mutants 200 "$seed"
+expect 2 'N a number from 1' "$OUT/replay/fuzz_mm" --mutants 0 "$seed"
+expect 2 'usage: .* --mutants N' "$OUT/replay/fuzz_mm" --mutants 3 "$seed" extra
 finish

@@ -71,7 +71,11 @@ static char **engine_argv; /* what libFuzzer reads from now on */
 #define RETURN_FLAG "-return_to_seeds="
 static unsigned return_one_in = 16; /* 0: never */
 
-/* Our own flag, taken out of what libFuzzer reads: true if @arg was it. */
+/*
+ * Our own flag, taken out of what libFuzzer reads: true if @arg was it. Its
+ * value goes to VMAFUZZ_RETURN_TO_SEEDS too, for a -fork=N engine's workers,
+ * whose command lines are made from what libFuzzer read.
+ */
 static bool take_return_flag(const char *arg)
 {
 	const char *v = arg + strlen(RETURN_FLAG);
@@ -87,15 +91,52 @@ static bool take_return_flag(const char *arg)
 		exit(2);
 	}
 	return_one_in = (unsigned)k;
+	setenv("VMAFUZZ_RETURN_TO_SEEDS", v, 1);
 	return true;
 }
 
-/* The seeds: named files of the directories on the command line. */
+/* What a -fork=N engine's worker inherits (take_return_flag). */
+static void inherit_return_flag(void)
+{
+	const char *v = getenv("VMAFUZZ_RETURN_TO_SEEDS");
+	char flag[64];
+
+	if (v && strlen(v) < sizeof(flag) - sizeof(RETURN_FLAG)) {
+		snprintf(flag, sizeof(flag), "%s%s", RETURN_FLAG, v);
+		take_return_flag(flag);
+	}
+}
+
+/*
+ * The seeds: named files of the directories on the command line and of
+ * those VMAFUZZ_SEED_DIRS lists (colon-separated), which is then set to all
+ * of them. A -fork=N engine's workers inherit it: their command line gives
+ * them a list of the corpus's hashed copies (-seed_inputs), no named file.
+ */
 static void load_seeds(int argc, char **argv)
 {
+	const char *env = getenv("VMAFUZZ_SEED_DIRS");
+	size_t room = (env ? strlen(env) : 0) + 2;
+	char *dirs, *tok, *save = NULL;
+
 	for (int i = 1; i < argc; i++)
-		if (argv[i][0] != '-')
-			seed_pool_add_dir(argv[i]);
+		room += strlen(argv[i]) + 1;
+	dirs = calloc(1, room);
+	if (!dirs)
+		return;
+	if (env)
+		strcpy(dirs, env);
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] != '-') {
+			if (*dirs)
+				strcat(dirs, ":");
+			strcat(dirs, argv[i]);
+		}
+	if (*dirs)
+		setenv("VMAFUZZ_SEED_DIRS", dirs, 1);
+	for (tok = strtok_r(dirs, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+		seed_pool_add_dir(tok);
+	free(dirs);
 	if (seed_pool_count() && return_one_in)
 		fprintf(stderr,
 			"INFO: vmafuzz: %u seeds; one mutation in %u starts from one of them "
@@ -107,6 +148,10 @@ static bool take_return_flag(const char *arg)
 {
 	(void)arg;
 	return false;
+}
+
+static void inherit_return_flag(void)
+{
 }
 
 static void load_seeds(int argc, char **argv)
@@ -133,6 +178,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	args[0] = (*argv)[0];
 	for (int i = 0; i < N; i++)
 		args[1 + i] = (char *)engine_defaults[i];
+	inherit_return_flag();
 	for (int i = 1; i < *argc; i++)
 		if (!take_return_flag((*argv)[i]))
 			args[n++] = (*argv)[i];

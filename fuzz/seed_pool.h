@@ -14,7 +14,8 @@
  * instead of the engine's pick one time in a few, so every seed keeps a
  * share of the mutations however large the corpus grows.
  *
- * A seed is a named file of a corpus directory on the command line: what
+ * A seed is a named file of a corpus directory on the command line (or in
+ * VMAFUZZ_SEED_DIRS, for a -fork=N engine's workers: main_engine.c): what
  * libFuzzer adds to a corpus is named by its SHA-1 (40 hex digits), so a
  * file with another name is one somebody put there (out/corpus/<target>/,
  * a seed directory given with --seeds, a crash kept by name). Equal files

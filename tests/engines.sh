@@ -41,6 +41,11 @@ t=fuzz_mtree
 "$OUT/libfuzzer/$t" -runs=10 -return_to_seeds=often "$T/lf-$t" >"$T/lf.log" 2>&1
 [ $? -eq 2 ] && grep -q 'return_to_seeds=often: expected' "$T/lf.log" && ok ||
 	bad "-return_to_seeds=often: no exit 2 with a message"
+# what a -fork=N engine's workers inherit: the seed directories and the flag
+mkdir -p "$T/empty"
+VMAFUZZ_SEED_DIRS="$OUT/corpus/$t" VMAFUZZ_RETURN_TO_SEEDS=4 "$OUT/libfuzzer/$t" -runs=10 "$T/empty" >"$T/lf.log" 2>&1 &&
+	grep -q "^INFO: vmafuzz: $(ls "$OUT/corpus/$t" | wc -l) seeds; one mutation in 4 starts" "$T/lf.log" && ok ||
+	bad "VMAFUZZ_SEED_DIRS, VMAFUZZ_RETURN_TO_SEEDS not inherited: $(grep vmafuzz "$T/lf.log")"
 
 # comparison tracing stays where a program's bytes are compared (the
 # decoder), and is off in the model and the scheduler (Makefile NOCMP_SRCS);

@@ -6,11 +6,13 @@
 # any order and in parallel.  Sources are found by wildcard:
 #
 #   src/*/*.c                   model library (no main): src/runtime, src/tree, src/mm
-#   fuzz/*.c minus main_*.c     harness library
-#   fuzz/fuzz_<name>.c          one fuzz target each -> target "fuzz_<name>"
-#   fuzz/main_engine.c          LLVMFuzzerTestOneInput, compiled once per target
-#   fuzz/main_replay.c          main() of the replay driver, once per target
-#   tools/*.c bench/*.c         out/vmafuzz (main() in tools/vmafuzz.c)
+#   fuzz/*/ minus fuzz/run/main_*.c   harness library (prog, as, tree, targets, run)
+#   fuzz/targets/fuzz_<name>.c  one fuzz target each -> target "fuzz_<name>"
+#   fuzz/run/main_engine.c      LLVMFuzzerTestOneInput, compiled once per target
+#   fuzz/run/main_replay.c      main() of the replay driver, once per target
+#   live/*.c                    the real-kernel runner (conform; live/live.mk)
+#   tools/ tools/triage/ tools/repro/repro_emit.c bench/
+#                               out/vmafuzz (main() in tools/vmafuzz.c)
 #   tests/test_<name>.c         out/tests/test_<name>
 #   src/*/*.c minus src/runtime/sched.c, sync.c (the fiber backend), src/runtime/threads/*.c
 #   (the pthread + liburcu backend) and tests/stress/*.c
@@ -48,6 +50,15 @@ endif
 FUZZ_CC ?= clang
 AFL_CC ?= afl-clang-fast
 
+# Objects of a tree laid out before the parts had folders (their dependency
+# files name sources that are gone, which make cannot remake): built again
+# once. Since then every dependency file names its source as a target of
+# no rule too (the compile rules below), so that a source that moves or
+# goes away only rebuilds what used it.
+ifeq ($(wildcard $(OBJDIR)/.layout-parts),)
+$(shell rm -rf $(OBJDIR) && mkdir -p $(OBJDIR) && touch $(OBJDIR)/.layout-parts)
+endif
+
 # Short "  CC [flavor] file" lines unless V=1.
 ifeq ($(V),1)
 Q :=
@@ -59,11 +70,15 @@ endif
 
 # ---------------------------------------------------------------- sources
 MODEL_SRCS   := $(wildcard src/*/*.c)
-HARNESS_SRCS := $(filter-out fuzz/main_%.c,$(wildcard fuzz/*.c))
+HARNESS_SRCS := $(filter-out fuzz/run/main_%.c,$(wildcard fuzz/*/*.c fuzz/*/*/*.c))
 LIB_SRCS     := $(MODEL_SRCS) $(HARNESS_SRCS)
-TOOL_SRCS    := $(wildcard tools/*.c bench/*.c)
+# the real-kernel runner as the tool links it: all of live/ but the
+# server's main (out/conform-server, live/live.mk)
+LIVE_SRCS    := $(filter-out live/server_main.c,$(wildcard live/*.c))
+TOOL_SRCS    := $(wildcard tools/*.c tools/triage/*.c bench/*.c) tools/repro/repro_emit.c \
+		$(LIVE_SRCS)
 TEST_SRCS    := $(wildcard tests/test_*.c)
-TARGETS      := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
+TARGETS      := $(patsubst fuzz/targets/%.c,%,$(wildcard fuzz/targets/fuzz_*.c))
 TESTS        := $(patsubst tests/%.c,%,$(TEST_SRCS))
 
 # The tsan flavor links the threads backend instead of the fiber one; the
@@ -81,7 +96,10 @@ SEED_TXTS    := $(filter-out corpus/regress/%,$(wildcard corpus/*/*.txt))
 REGRESS_TXTS := $(wildcard corpus/regress/*/*.txt)
 
 # --------------------------------------------------------------- flavors
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -Ifuzz -Ibench -I$(OUTDIR)/gen -Wall -Wextra
+# The model's headers by their place in src/ ("mm/vma.h"), everyone else's
+# by their path from the top ("fuzz/prog/prog.h"), so that an include line
+# says which part it reaches into (tests/layering.sh reads them).
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Isrc -I. -I$(OUTDIR)/gen -Wall -Wextra
 LDLIBS      := -lpthread
 SAN         := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
@@ -95,17 +113,18 @@ FLAGS_libfuzzer  = -g -O2 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-li
 		   -fsanitize-coverage-ignorelist=fuzz/nocov.txt
 # Comparison tracing (part of -fsanitize=fuzzer) fills libFuzzer's table of
 # compared values, which its byte mutations (a quarter of all mutations,
-# fuzz/main_engine.c) draw from. That pays where a program's bytes are
+# fuzz/run/main_engine.c) draw from. That pays where a program's bytes are
 # compared: the decoder and the argument resolution in fuzz/. The model and
 # the scheduler compare addresses, counts and states derived from the run,
 # after every step; tracing those was a quarter of a fuzz_mm run and gave
 # the mutations nothing to use. The same holds for the backend seam's
 # adapters, comparisons and reference maps (a fifth of a kfuzz_mtree run).
 # Edge coverage of them stays.
-NOCMP_SRCS       := $(MODEL_SRCS) fuzz/exec.c fuzz/tree_pair.c fuzz/tree_model.c \
-		    fuzz/tree_check.c fuzz/mtref.c fuzz/mtref_rcu.c fuzz/as_pair.c \
-		    fuzz/as_diff.c fuzz/as_model.c fuzz/as_expect.c fuzz/as_expect_check.c \
-		    fuzz/as_expect_map.c fuzz/as_expect_result.c
+NOCMP_SRCS       := $(MODEL_SRCS) fuzz/targets/exec.c $(wildcard fuzz/tree/*.c) \
+		    fuzz/as/as_pair.c fuzz/as/as_diff.c fuzz/as/model_backend.c \
+		    fuzz/as/expect/expect.c fuzz/as/expect/expect_check.c \
+		    fuzz/as/expect/expect_map.c fuzz/as/expect/expect_result.c \
+		    fuzz/as/expect/expect_edit.c
 NOCMP_FLAGS      := -fno-sanitize-coverage=trace-cmp
 LINK_libfuzzer   = -fsanitize=fuzzer,address,undefined
 
@@ -115,7 +134,7 @@ CC_afl           = AFL_QUIET=1 $(AFL_CC)
 FLAGS_afl        = -g -O1 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-link
 LINK_afl         = -fsanitize=address,undefined -fsanitize=fuzzer
 
-# The determinism check (fuzz/main_stable.c, tests/stable.sh): the engine
+# The determinism check (fuzz/run/main_stable.c, tests/stable.sh): the engine
 # entry and all below it with edge coverage whose hits the driver counts,
 # as AFL++ counts them; sanitizers and -O1 as in the AFL++ build.
 CC_stable        = $(FUZZ_CC)
@@ -166,7 +185,7 @@ FLAVORS := libfuzzer afl replay tool test gcc-check oss-fuzz tsan threads stable
 # $(call objs,FLAVOR,SOURCES): object files of SOURCES in FLAVOR's directory
 objs = $(patsubst %.c,$(OBJDIR)/$(1)/%.o,$(2))
 
-# Per-target objects: fuzz/main_engine.c and fuzz/main_replay.c are compiled
+# Per-target objects: fuzz/run/main_engine.c and fuzz/run/main_replay.c are compiled
 # once per target, with -DVMAFUZZ_TARGET=<target>_target, into
 # <flavor>/engine/<target>.o and <flavor>/replay/<target>.o.
 engine_objs = $(patsubst %,$(OBJDIR)/$(1)/engine/%.o,$(TARGETS))
@@ -184,19 +203,19 @@ $(OBJDIR)/$(1)/.flags: FORCE
 $(OBJDIR)/$(1)/%.o: %.c $(OBJDIR)/$(1)/.flags
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[$(1)] $$<)
-	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) -MMD -MP -c $$< -o $$@
+	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 
-$(OBJDIR)/$(1)/engine/%.o: fuzz/main_engine.c $(OBJDIR)/$(1)/.flags
+$(OBJDIR)/$(1)/engine/%.o: fuzz/run/main_engine.c $(OBJDIR)/$(1)/.flags
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[$(1)] $$< for $$*)
 	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) -DVMAFUZZ_TARGET=$$*_target \
-		-MMD -MP -c $$< -o $$@
+		-MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 
-$(OBJDIR)/$(1)/replay/%.o: fuzz/main_replay.c $(OBJDIR)/$(1)/.flags
+$(OBJDIR)/$(1)/replay/%.o: fuzz/run/main_replay.c $(OBJDIR)/$(1)/.flags
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[$(1)] $$< for $$*)
 	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) -DVMAFUZZ_TARGET=$$*_target \
-		-MMD -MP -c $$< -o $$@
+		-MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 endef
 $(foreach f,$(FLAVORS),$(eval $(call flavor_rules,$(f))))
 # private: not passed on to the objects' prerequisites (the flavor's stamp)
@@ -286,11 +305,11 @@ $(REPLAY_BINS): $(OUTDIR)/replay/%: $(OBJDIR)/replay/replay/%.o \
 # The determinism check's driver has no coverage of its own: it counts
 # everyone else's.
 STABLE_MAIN := $(OBJDIR)/stable/driver/main_stable.o
-$(STABLE_MAIN): fuzz/main_stable.c $(OBJDIR)/stable/.flags
+$(STABLE_MAIN): fuzz/run/main_stable.c $(OBJDIR)/stable/.flags
 	@mkdir -p $(@D)
 	$(call msg,CC,[stable] $<)
 	$(Q)$(CC_stable) $(BASE_CFLAGS) $(FLAGS_stable) $(EXTRA_CFLAGS) \
-		-fno-sanitize-coverage=trace-pc-guard -MMD -MP -c $< -o $@
+		-fno-sanitize-coverage=trace-pc-guard -MMD -MP -c $< -o $@ && echo '$<:' >>$(@:.o=.d)
 
 $(STABLE_BINS): $(OUTDIR)/stable/%: $(STABLE_MAIN) $(OBJDIR)/stable/engine/%.o \
 		$(call objs,stable,$(LIB_SRCS))
@@ -350,14 +369,14 @@ $(OSSFUZZ_BINS): $(OSSFUZZ_OUT)/%: $(OBJDIR)/oss-fuzz/engine/%.o \
 endif
 
 # vmafuzz repro copies these files, as text, into the C programs it writes
-# (tools/repro_emit.c includes them as strings)
+# (tools/repro/repro_emit.c includes them as strings)
 REPRO_TEXT      := $(OUTDIR)/gen/repro_text.h
-REPRO_TEXT_SRCS := tools/ksys.h tools/repro/repro.h tools/ksys.c tools/repro/main.c
+REPRO_TEXT_SRCS := live/ksys.h tools/repro/repro.h live/ksys.c tools/repro/repro_main.c
 $(REPRO_TEXT): $(REPRO_TEXT_SRCS) scripts/c-strings.sh
 	@mkdir -p $(@D)
 	$(call msg,GEN,$@)
 	$(Q)sh scripts/c-strings.sh $(REPRO_TEXT_SRCS) >$@.tmp && mv $@.tmp $@
-$(call objs,tool,tools/repro_emit.c) $(call objs,gcc-check,tools/repro_emit.c): $(REPRO_TEXT)
+$(call objs,tool,tools/repro/repro_emit.c) $(call objs,gcc-check,tools/repro/repro_emit.c): $(REPRO_TEXT)
 
 # ------------------------------------------------------------ planted bugs
 # A planted bug is a small change under #ifdef VMAFUZZ_BUG_<name> in src/,
@@ -389,7 +408,7 @@ bug-replay bug-libfuzzer bug-afl bug-stable:
 else
 BUG_DEFS := $(addprefix -DVMAFUZZ_BUG_,$(BUG_LIST))
 BUG_MENTIONS := $(shell grep -lwE '$(subst $(bug_space),|,$(addprefix VMAFUZZ_BUG_,$(BUG_LIST)))' \
-	$(LIB_SRCS) $(wildcard src/*/*.h src/runtime/threads/*.h fuzz/*.h) 2>/dev/null)
+	$(LIB_SRCS) $(wildcard src/*/*.h src/runtime/threads/*.h fuzz/*/*.h fuzz/*/*/*.h) 2>/dev/null)
 # a switch in a header: everything again
 BUG_SRCS := $(if $(filter %.h,$(BUG_MENTIONS)),$(LIB_SRCS),$(BUG_MENTIONS))
 CC_bug-$(BUG_NAME)              = $(CC_replay)
@@ -482,11 +501,11 @@ afl-cmplog:
 	@echo "AFL++ CmpLog build skipped: $(AFL_CC) not found (install the afl++ package)"
 endif
 
-$(OBJDIR)/libfuzzer/engine-plain/%.o: fuzz/main_engine.c $(OBJDIR)/libfuzzer/.flags
+$(OBJDIR)/libfuzzer/engine-plain/%.o: fuzz/run/main_engine.c $(OBJDIR)/libfuzzer/.flags
 	@mkdir -p $(@D)
 	$(call msg,CC,[libfuzzer-plain] $< for $*)
 	$(Q)$(CC_libfuzzer) $(BASE_CFLAGS) $(FLAGS_libfuzzer) $(EXTRA_CFLAGS) -DVMAFUZZ_TARGET=$*_target \
-		-DVMAFUZZ_NO_CUSTOM_MUTATOR -MMD -MP -c $< -o $@
+		-DVMAFUZZ_NO_CUSTOM_MUTATOR -MMD -MP -c $< -o $@ && echo '$<:' >>$(@:.o=.d)
 
 $(LIBFUZZER_PLAIN_BINS): $(OUTDIR)/libfuzzer-plain/%: $(OBJDIR)/libfuzzer/engine-plain/%.o \
 		$(call objs,libfuzzer,$(LIB_SRCS))
@@ -494,11 +513,11 @@ $(LIBFUZZER_PLAIN_BINS): $(OUTDIR)/libfuzzer-plain/%: $(OBJDIR)/libfuzzer/engine
 	$(call msg,LD,$@)
 	$(Q)$(CC_libfuzzer) $(LINK_libfuzzer) $^ $(LDLIBS) -o $@
 
-$(OBJDIR)/mutator/aflmut/%.o: fuzz/main_afl_mutator.c $(OBJDIR)/mutator/.flags
+$(OBJDIR)/mutator/aflmut/%.o: fuzz/run/main_afl_mutator.c $(OBJDIR)/mutator/.flags
 	@mkdir -p $(@D)
 	$(call msg,CC,[mutator] $< for $*)
 	$(Q)$(CC_mutator) $(BASE_CFLAGS) $(FLAGS_mutator) $(EXTRA_CFLAGS) -DVMAFUZZ_TARGET=$*_target \
-		-MMD -MP -c $< -o $@
+		-MMD -MP -c $< -o $@ && echo '$<:' >>$(@:.o=.d)
 
 $(AFL_MUTATOR_SOS): $(OUTDIR)/afl/%-mutator.so: $(OBJDIR)/mutator/aflmut/%.o \
 		$(call objs,mutator,$(LIB_SRCS))
@@ -550,7 +569,7 @@ help:
 	@echo "       oss-fuzz (needs OSSFUZZ_OUT=dir) list-targets clean"
 	@echo "       libfuzzer-plain (no custom mutator) afl-cmplog coverage (see \"mutator, cmplog, coverage\")"
 	@echo "       bug-replay bug-libfuzzer bug-afl BUG=<name> (planted bugs: $(BUGS)) list-bugs"
-	@echo "       kernel kernel-test kernel-check kernel-objs-FLAVOR [KSRC=tree] (kernel/kernel.mk, docs/kernel.md)"
+	@echo "       kernel kernel-test kernel-check kernel-objs-FLAVOR [KSRC=tree] (kernel/maple/maple.mk, docs/kernel.md)"
 	@echo "targets: $(TARGETS)"
 
 FORCE:
@@ -558,13 +577,14 @@ FORCE:
 # A failed compile must not leave a truncated object behind.
 .DELETE_ON_ERROR:
 
-# fuzz_conform, the model against this machine's kernel (tools/fuzz_conform.mk).
-include tools/fuzz_conform.mk
+# fuzz_conform, the model against this machine's kernel (live/live.mk).
+include live/live.mk
 
-# The kernel backend (kernel/kernel.mk): rules only for its goals (make kernel ...).
-# The vma backend's goals (kernel/vma.mk) are kernel goals too.
+# The kernel backends (kernel/maple/maple.mk, kernel/vma/vma.mk): rules only
+# for their goals (make kernel ...); the vma backend's goals are kernel goals too.
 KERNEL_GOALS += kernel-vma%
--include kernel/kernel.mk
--include kernel/vma.mk
+-include kernel/maple/maple.mk
+-include kernel/vma/vma.mk
 
--include $(wildcard $(OBJDIR)/*/*/*.d $(OBJDIR)/*/*/*/*.d $(OBJDIR)/*/*/*/*/*.d)
+-include $(wildcard $(OBJDIR)/*/*/*.d $(OBJDIR)/*/*/*/*.d $(OBJDIR)/*/*/*/*/*.d \
+	$(OBJDIR)/*/*/*/*/*/*.d)

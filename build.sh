@@ -5,7 +5,7 @@
 #   ./build.sh                      install deps, build every flavor and the corpora
 #   ./build.sh test                 build, run tests/test_* and tests/*.sh, gcc check
 #   ./build.sh fuzz [T] [SECS]      libFuzzer on target T (default fuzz_mm or fuzz_mtree),
-#                                   with the structure-aware mutator (fuzz/mutator.h)
+#                                   with the structure-aware mutator (fuzz/prog/mutator.h)
 #   ./build.sh fuzz --plain ...     the same without it (out/libfuzzer-plain/T)
 #   ./build.sh fuzz --afl [T] [SECS]  afl-fuzz with the dictionary, a CmpLog binary
 #                                   (-c out/afl-cmplog/T) and the mutator library
@@ -65,30 +65,41 @@ deps() {
 
 targets() {
 	local f
-	for f in fuzz/fuzz_*.c; do
+	for f in fuzz/targets/fuzz_*.c; do
 		[ -e "$f" ] && basename "$f" .c
 	done
 }
 
-# The kernel targets (kernel/kfuzz_<name>.c; built by ./build.sh kernel).
+# The kernel targets (kernel/<backend>/kfuzz_<name>.c; built by ./build.sh kernel).
 kernel_targets() {
 	local f
-	for f in kernel/kfuzz_*.c; do
+	for f in kernel/*/kfuzz_*.c; do
 		[ -e "$f" ] && basename "$f" .c
 	done
 }
 
-# The model target whose programs a kernel target runs (its "vmafuzz-twin:"
-# line): its seeds, dictionary and mutator are the kernel target's.
-kernel_twin() {
-	sed -n 's|^/\* vmafuzz-twin: \([a-z_]*\).*|\1|p' "${2:-kernel}/$1.c" | head -n 1
+# kernel_src NAME: the source of kernel target NAME, or nothing.
+kernel_src() {
+	local f
+	for f in kernel/*/"$1".c; do
+		[ -e "$f" ] && echo "$f"
+	done
+	return 0
 }
 
-# The targets that run programs on this machine's kernel too (tools/fuzz_*.c:
-# fuzz_conform, tools/fuzz_conform.mk), built under libFuzzer only.
+# The model target whose programs a kernel or live target runs (its
+# "vmafuzz-twin:" line): its seeds, dictionary and mutator are the target's.
+kernel_twin() {
+	local src=live/$1.c
+	[ -e "$src" ] || src=$(kernel_src "$1")
+	sed -n 's|^/\* vmafuzz-twin: \([a-z_]*\).*|\1|p' "$src" | head -n 1
+}
+
+# The targets that run programs on this machine's kernel too (live/fuzz_*.c:
+# fuzz_conform, live/live.mk), built under libFuzzer only.
 live_targets() {
 	local f
-	for f in tools/fuzz_*.c; do
+	for f in live/fuzz_*.c; do
 		[ -e "$f" ] && basename "$f" .c
 	done
 }
@@ -137,7 +148,7 @@ oss_fuzz() {
 	local tw
 	for t in $(targets) $kts; do
 		tw=$t # a kernel target's seeds and dictionary are its model twin's
-		[ -e "kernel/$t.c" ] && tw=$(kernel_twin "$t")
+		[ -n "$(kernel_src "$t")" ] && tw=$(kernel_twin "$t")
 		rm -f "$OUT/${t}_seed_corpus.zip"
 		if [ "$(count_files "$tmp/corpus/$tw")" -gt 0 ]; then
 			if command -v zip >/dev/null 2>&1; then
@@ -435,7 +446,7 @@ fuzz() {
 	esac
 	if [ -z "$target" ]; then
 		target=fuzz_mtree
-		[ -e fuzz/fuzz_mm.c ] && target=fuzz_mm
+		[ -e fuzz/targets/fuzz_mm.c ] && target=fuzz_mm
 	fi
 	secs=${secs:-600}
 	# --bug: the planted bugs' build, named as the Makefile names it (sorted,
@@ -455,7 +466,7 @@ fuzz() {
 			echo "build.sh fuzz: --bug builds have the structure-aware mutator (no --plain)" >&2
 			exit 2
 		fi
-		if [ -e "kernel/$target.c" ]; then
+		if [ -n "$(kernel_src "$target")" ]; then
 			echo "build.sh fuzz: --bug plants bugs in the model; the kernel targets' reverted" \
 				"fixes are patches to the kernel tree (scripts/kernel-bugs.sh)" >&2
 			exit 2
@@ -463,17 +474,17 @@ fuzz() {
 	fi
 	# a kernel target runs its model twin's programs: kfuzz_mtree, fuzz_mtree's
 	local twin=$target kdir=""
-	if [ -e "kernel/$target.c" ]; then
+	if [ -n "$(kernel_src "$target")" ]; then
 		twin=$(kernel_twin "$target")
-		[ -e "fuzz/$twin.c" ] || { echo "build.sh: kernel/$target.c names no model twin" >&2; exit 2; }
+		[ -e "fuzz/targets/$twin.c" ] || { echo "build.sh: $(kernel_src "$target") names no model twin" >&2; exit 2; }
 		kdir=kernel/
 		if [ "$plain" = 1 ]; then
 			echo "build.sh fuzz: $target runs with the structure-aware mutator only (no --plain)" >&2
 			exit 2
 		fi
-	elif [ -e "tools/$target.c" ]; then
+	elif [ -e "live/$target.c" ]; then
 		# fuzz_conform: its twin's programs, in the model and on this kernel
-		twin=$(kernel_twin "$target" tools)
+		twin=$(kernel_twin "$target")
 		# programs up to about 48 operations (12 bytes each, and a
 		# schedule): every operation is compared in full on the kernel,
 		# so a run of 128-operation programs goes at a third of the speed,
@@ -484,7 +495,7 @@ fuzz() {
 				"structure-aware mutator only (no --afl, --plain, --bug or --jobs)" >&2
 			exit 2
 		fi
-	elif [ ! -e "fuzz/$target.c" ]; then
+	elif [ ! -e "fuzz/targets/$target.c" ]; then
 		echo "build.sh: unknown target '$target' (have: $(targets | paste -sd' ' -)" \
 			"$(live_targets | paste -sd' ' -) $(kernel_targets | paste -sd' ' -))" >&2
 		exit 2
@@ -597,7 +608,7 @@ fuzz() {
 		grep -E '^vmafuzz: (invariant|model assertion)|ERROR: (AddressSanitizer|libFuzzer)|runtime error:|^SUMMARY:|Test unit written to' \
 			"$log" | head -n 8 | sed 's/^/   | /' || true
 	fi
-	if [ -e "tools/$target.c" ]; then
+	if [ -e "live/$target.c" ]; then
 		# what its inputs were: how many ran for real, how many were refused
 		grep -E '^fuzz_conform: ' "$log" | tail -n 8 | sed 's/^fuzz_conform: /   /' || true
 		[ "$crashes" -gt 0 ] && echo "   again:   out/vmafuzz conform FILE   (a crash is a" \

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The table of benchmarks and their clock (bench.h). */
+/* What every benchmark uses: its clock, allocator settings, options and
+ * median (bench.h). The table of them is bench_table.c. */
 #include "bench.h"
 
 #include <malloc.h>
@@ -8,10 +9,6 @@
 #include <string.h>
 #include <stddef.h>
 #include <time.h>
-
-const struct bench *const benches[] = {
-    &bench_mtree_dup, &bench_fork, &bench_anon_vma, &bench_uffd_fork, &bench_rollup, NULL,
-};
 
 uint64_t bench_now_ns(void)
 {

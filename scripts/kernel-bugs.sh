@@ -24,7 +24,7 @@
 # one) fails on the patched build and runs clean on out/kernel/replay
 # (exit 1 if not). A patch that no longer applies is reported and makes the
 # exit status 2. The bug builds, like every kernel build, sidestep the
-# tree's known findings (kernel/kmt_known.h), so that bugs/kernel/ does not
+# tree's known findings (kernel/maple/kmt_known.h), so that bugs/kernel/ does not
 # stop every run (docs/kernel.md, "Known findings").
 set -uo pipefail
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Print the path of a kernel tree the kernel backend can be built from
-# (kernel/kernel.mk, docs/kernel.md):
+# (kernel/maple/maple.mk, docs/kernel.md):
 #   - $KSRC when set: it must hold lib/maple_tree.c, tools/testing/shared
 #     and tools/testing/radix-tree, else exit 2;
 #   - else Debian's linux-source-6.12, the folders the build needs unpacked
@@ -17,12 +17,12 @@ cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 OUTDIR=${OUTDIR:-out}
 PKG=linux-source-6.12
 TARBALL=/usr/src/$PKG.tar.xz
-# what the build reads (kernel/kernel.mk compiles lib/maple_tree.c through
+# what the build reads (kernel/maple/maple.mk compiles lib/maple_tree.c through
 # the shim of tools/testing/shared with tools/include and the kernel's
 # include/linux headers); radix-tree for the validation below and reference
 PARTS=(lib/maple_tree.c 'include/linux/*' 'tools/include/*' 'tools/arch/*/include/*'
 	'tools/testing/shared/*' 'tools/testing/radix-tree/*'
-	# the vma backend (kernel/vma.mk): mm/vma.c with the shims of tools/testing/vma
+	# the vma backend (kernel/vma/vma.mk): mm/vma.c with the shims of tools/testing/vma
 	mm/vma.c mm/vma.h mm/vma_internal.h 'tools/testing/vma/*')
 
 usable() {

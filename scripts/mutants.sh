@@ -67,8 +67,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$n" -gt 0 ] || die "--n must be at least 1"
-if [ -n "$target" ] && [ ! -e "fuzz/$target.c" ]; then
-	die "unknown target '$target' (have: $(cd fuzz && ls fuzz_*.c | sed 's/\.c$//' | paste -sd' ' -))"
+if [ -n "$target" ] && [ ! -e "fuzz/targets/$target.c" ]; then
+	die "unknown target '$target' (have: $(cd fuzz/targets && ls fuzz_*.c | sed 's/\.c$//' | paste -sd' ' -))"
 fi
 
 # The targets whose programs run a file's code.
@@ -123,7 +123,7 @@ while IFS= read -r f; do
 done <"$M/files"
 rm -f "$M/files" "$M/had"
 echo "mutants: $total of $(wc -l <<<"$list") in $files; building the copy in $M/tree/"
-all_targets=$(for f in fuzz/fuzz_*.c; do basename "$f" .c; done)
+all_targets=$(for f in fuzz/targets/fuzz_*.c; do basename "$f" .c; done)
 build() {
 	make -C "$M/tree" -s --no-print-directory -j2 OUTDIR=out \
 		$(for t in $1; do echo "out/replay/$t out/libfuzzer/$t"; done) >"$2" 2>&1
@@ -133,7 +133,7 @@ if ! build "$all_targets" "$M/build.log"; then
 	exit 1
 fi
 
-# The live kernel as a second way of knowing (tools/fuzz_conform.c): a
+# The live kernel as a second way of knowing (live/fuzz_conform.c): a
 # model that does what the calls ask but answers or counts otherwise than
 # this kernel (a Shared_Dirty page counted clean) breaks no check of the
 # model's own. Asked only if the unbroken copy's fuzz_conform agrees with

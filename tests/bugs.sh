@@ -25,7 +25,7 @@ grep -q '^rollup_skip_after_relock,fuzz_rollup,1,1,[0-9.]*,ROLLUP_MISSED$' "$T/o
 grep -q '^uffd_flags_without_ctx,fuzz_mm,1,1,[0-9.]*,UFFD_FLAGS_CTX$' "$T/out" && ok ||
 	bad "uffd_flags_without_ctx not found by fuzz_mm: $(cat "$T/out")"
 
-# how far a bug is from a seed (replay/<target> --mutants, fuzz/mutant_odds.h):
+# how far a bug is from a seed (replay/<target> --mutants, fuzz/run/mutant_odds.h):
 # some mutants of mremap_round_trips find copied_anon_merge on its build,
 # none fails on the normal build, and the first one kept fails again
 seed=corpus/fuzz_mm/mremap_round_trips.txt

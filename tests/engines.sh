@@ -8,7 +8,7 @@ set -u
 cd "$ROOT"
 . tests/shlib
 
-targets=$(for f in fuzz/fuzz_*.c; do basename "$f" .c; done)
+targets=$(for f in fuzz/targets/fuzz_*.c; do basename "$f" .c; done)
 
 for t in $targets; do
 	# new inputs go to the first directory: a scratch one, not the seeds
@@ -19,12 +19,12 @@ for t in $targets; do
 	else
 		bad "libFuzzer $t"; tail -n 30 "$T/lf.log"
 	fi
-	# the engine's defaults (fuzz/main_engine.c), ahead of the command line
+	# the engine's defaults (fuzz/run/main_engine.c), ahead of the command line
 	want=1
-	[ "$t" = fuzz_fork ] && want=0 # costly programs are its point (fuzz/target.h)
+	[ "$t" = fuzz_fork ] && want=0 # costly programs are its point (fuzz/targets/target.h)
 	grep -q "^INFO: vmafuzz: libFuzzer defaults -entropic_scale_per_exec_time=$want " "$T/lf.log" &&
 		ok || bad "libFuzzer $t runs without the engine defaults (=$want)"
-	# the seeds it goes back to (fuzz/seed_pool.h): the named files of the
+	# the seeds it goes back to (fuzz/run/seed_pool.h): the named files of the
 	# directories given, none of the scratch one's hashes
 	n=$(ls "$OUT/corpus/$t" | wc -l)
 	grep -q "^INFO: vmafuzz: $n seeds; one mutation in 16 starts from one of them" "$T/lf.log" &&
@@ -52,8 +52,8 @@ VMAFUZZ_SEED_DIRS="$OUT/corpus/$t" VMAFUZZ_RETURN_TO_SEEDS=4 "$OUT/libfuzzer/$t"
 # edge counters stay in both
 obj=$OUT/obj/libfuzzer
 cmp='__sanitizer_cov_trace_(const_)?cmp'
-if nm -u "$obj/fuzz/prog.o" | grep -Eq "$cmp" &&
-	! nm -u "$obj"/src/*/*.o "$obj/fuzz/exec.o" | grep -Eq "$cmp" &&
+if nm -u "$obj/fuzz/prog/prog.o" | grep -Eq "$cmp" &&
+	! nm -u "$obj"/src/*/*.o "$obj/fuzz/targets/exec.o" | grep -Eq "$cmp" &&
 	nm "$obj/src/mm/mm.o" | grep -q __start___sancov_cntrs; then
 	ok
 else

@@ -46,9 +46,9 @@ for d in "$OUT/regress/fuzz_mtree" "$OUT/regress/kfuzz_mtree"; do
 	expect 0 'none failed' "$OUT/kernel/replay/kfuzz_mtree" "$d"
 done
 # each kernel target names its model twin, whose seeds it fuzzes from
-for k in kernel/kfuzz_*.c; do
+for k in kernel/*/kfuzz_*.c; do
 	tw=$(sed -n 's|^/\* vmafuzz-twin: \([a-z_]*\).*|\1|p' "$k" | head -n 1)
-	[ -n "$tw" ] && [ -e "fuzz/$tw.c" ] && [ -n "$(ls "$OUT/corpus/$tw" 2>/dev/null)" ] && ok ||
+	[ -n "$tw" ] && [ -e "fuzz/targets/$tw.c" ] && [ -n "$(ls "$OUT/corpus/$tw" 2>/dev/null)" ] && ok ||
 		bad "$k names no model twin with seeds ('$tw')"
 done
 
@@ -88,7 +88,7 @@ fi
 expect 0 '^kfuzz_mtree ' "$V" list
 expect 0 'none failed' "$V" replay kfuzz_mtree "$OUT/corpus/fuzz_mtree"
 
-# The known findings the adapter sidesteps (kernel/kmt_known.h): a bad name
+# The known findings the adapter sidesteps (kernel/maple/kmt_known.h): a bad name
 # is refused before any input, and the list it prints is the reproducers'.
 expect 2 "unknown finding 'nosuch'; known: all, " env VMAFUZZ_SHOW_FINDINGS=nosuch \
 	"$OUT/kernel/replay/kfuzz_mtree" "$OUT/corpus/fuzz_mtree"

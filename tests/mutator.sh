@@ -10,7 +10,7 @@ set -u
 cd "$ROOT"
 . tests/shlib
 
-targets=$(for f in fuzz/fuzz_*.c; do basename "$f" .c; done)
+targets=$(for f in fuzz/targets/fuzz_*.c; do basename "$f" .c; done)
 make -s --no-print-directory libfuzzer libfuzzer-plain >"$T/make.log" 2>&1 || {
 	bad "make libfuzzer libfuzzer-plain"; tail -n 20 "$T/make.log"
 }

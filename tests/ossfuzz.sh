@@ -24,7 +24,7 @@ set -u
 cd "$ROOT"
 . tests/shlib
 
-targets=$(for f in fuzz/fuzz_*.c; do basename "$f" .c; done)
+targets=$(for f in fuzz/targets/fuzz_*.c; do basename "$f" .c; done)
 BASE="-O1 -fno-omit-frame-pointer -gline-tables-only"
 UB_CHECKS=array-bounds,bool,builtin,enum,function,integer-divide-by-zero,null,object-size,return,returns-nonnull-attribute,shift,signed-integer-overflow,unreachable,vla-bound,vptr
 UBSAN="-fsanitize=$UB_CHECKS,unsigned-integer-overflow -fno-sanitize-recover=$UB_CHECKS"

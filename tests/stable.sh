@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Determinism across inputs (what AFL++ calls stability): for every target,
 # each seed (and regression input) runs in a fresh process, then after up
-# to 64 other inputs, then again, in out/stable/<target> (fuzz/main_stable.c:
+# to 64 other inputs, then again, in out/stable/<target> (fuzz/run/main_stable.c:
 # edge coverage counted per run), and the three runs must hit every edge as
 # many times. The kernel targets too when ./build.sh kernel has built them.
 # The check is shown firing on a planted carry-over (make bug-stable
@@ -31,7 +31,7 @@ stable() {
 	fi
 }
 
-for f in fuzz/fuzz_*.c; do
+for f in fuzz/targets/fuzz_*.c; do
 	t=$(basename "$f" .c)
 	dirs=("$OUT/corpus/$t")
 	[ -d "$OUT/regress/$t" ] && dirs+=("$OUT/regress/$t")
@@ -41,7 +41,7 @@ done
 # the kernel targets, when built (they run their model twin's seeds)
 if [ -x "$OUT/kernel/libfuzzer/kfuzz_mtree" ]; then
 	if make -s --no-print-directory kfuzz-stable >"$T/kmake.log" 2>&1; then
-		for f in kernel/kfuzz_*.c; do
+		for f in kernel/*/kfuzz_*.c; do
 			t=$(basename "$f" .c)
 			twin=$(sed -n 's|^/\* vmafuzz-twin: \([a-z_]*\).*|\1|p' "$f")
 			dirs=("$OUT/corpus/$twin")
@@ -58,7 +58,7 @@ fi
 # a planted carry-over is caught, in both views, and named where it is
 if make -s --no-print-directory bug-stable BUG=test_carry_over >"$T/bug.log" 2>&1; then
 	b=$OUT/bugs/test_carry_over/stable/fuzz_mtree
-	expect 1 'in exec_begin .*fuzz/exec\.c' "$b" "$OUT/corpus/fuzz_mtree"
+	expect 1 'in exec_begin .*fuzz/targets/exec\.c' "$b" "$OUT/corpus/fuzz_mtree"
 	expect 1 '^[0-9]+ inputs, [1-9][0-9]* vary$' "$b" "$OUT/corpus/fuzz_mtree"
 	expect 1 'vary \(as AFL\+\+ sees them\)' "$b" --afl "$OUT/corpus/fuzz_mtree"
 	# one input is enough: it runs after itself

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The expectation (fuzz/as_expect.h): what the calls asked, against the
+ * The expectation (fuzz/as/expect/expect.h): what the calls asked, against the
  * backend after every step. Quiet on the model over programs that use every
  * kind of mapping, fork, userfaultfd and page data; each check shown firing
  * on a model broken on purpose behind the seam, in ways that leave every
@@ -13,13 +13,13 @@
  * data it moves, an mlock that does nothing, a stack that does not grow
  * under a touch that says it reached its pages.
  */
-#include "as_backend.h"
-#include "as_model.h"
+#include "fuzz/as/as_backend.h"
+#include "fuzz/as/model_backend.h"
+#include "fuzz/prog/mm_ops.h"
+#include "fuzz/targets/mm_run.h"
 #include "mm/page.h"
 #include "mm/types.h"
 #include "mm/vma.h"
-#include "mm_fuzz.h"
-#include "mm_ops.h"
 #include "runtime/check.h"
 #include "runtime/sync.h"
 #include "test.h"

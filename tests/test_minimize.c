@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The program minimizer (fuzz/minimize.h) with in-process oracles: it
+ * The program minimizer (fuzz/prog/minimize.h) with in-process oracles: it
  * shrinks to what the oracle depends on and nothing more, never calls the
  * oracle beyond its budget or twice on the same program, reports a program
  * that does not fail to begin with, and stops when the oracle aborts.
  */
-#include "minimize.h"
-#include "prng.h"
-#include "prog.h"
-#include "target.h"
+#include "fuzz/prog/minimize.h"
+#include "fuzz/prog/prng.h"
+#include "fuzz/prog/prog.h"
+#include "fuzz/targets/target.h"
 #include "test.h"
 
 #include <stdlib.h>

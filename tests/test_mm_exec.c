@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The mm executor over the address-space seam (fuzz/mm_fuzz.h): a call
+ * The mm executor over the address-space seam (fuzz/targets/mm_run.h): a call
  * whose injected allocation failure fired must fail with -ENOMEM
  * (MM_FAILED_CALL_RESULT) and change no mapping but those the kernel leaves
  * changed (MM_FAILED_CALL_CHANGED). Each check is shown quiet on the model
  * and firing on a backend broken on purpose: the model with its failed
  * calls made to report success, or to unmap a VMA they should not touch.
  */
-#include "as_backend.h"
-#include "as_pair.h"
-#include "mm_fuzz.h"
-#include "mm_ops.h"
-#include "prog.h"
+#include "fuzz/as/as_backend.h"
+#include "fuzz/as/as_pair.h"
+#include "fuzz/prog/mm_ops.h"
+#include "fuzz/prog/prog.h"
+#include "fuzz/targets/mm_run.h"
+#include "fuzz/targets/target.h"
 #include "runtime/alloc.h"
 #include "runtime/check.h"
-#include "target.h"
 #include "test.h"
 
 #include <errno.h>

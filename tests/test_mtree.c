@@ -6,16 +6,16 @@
  * cursors and the zero entry; fuzz_mtree's fork at every failure point,
  * each of its checks firing on a backend broken on purpose.
  */
-#include "mtree_fuzz.h"
-#include "mtref.h"
-#include "mtref_rcu.h"
-#include "prng.h"
+#include "fuzz/prog/prng.h"
+#include "fuzz/targets/mtree_run.h"
+#include "fuzz/tree/mtref.h"
+#include "fuzz/tree/mtref_rcu.h"
+#include "fuzz/tree/tree_backend.h"
+#include "fuzz/tree/tree_check.h"
 #include "runtime/alloc.h"
 #include "runtime/check.h"
 #include "runtime/mem_check.h"
 #include "test.h"
-#include "tree_backend.h"
-#include "tree_check.h"
 #include "tree/mtree.h"
 
 #include <errno.h>

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The structure-aware mutator (fuzz/mutator.h): mutations of many random
+ * The structure-aware mutator (fuzz/prog/mutator.h): mutations of many random
  * inputs always give canonical programs within the size limit and change
  * something nearly every time; each mutation kind is exercised and does
  * what it claims; the same seed gives the same output. Runs against every
  * target's description and a synthetic one with every field kind, config
  * bits and two fibers.
  */
-#include "mutator.h"
-#include "prng.h"
-#include "prog.h"
-#include "target.h"
+#include "fuzz/prog/mutator.h"
+#include "fuzz/prog/prng.h"
+#include "fuzz/prog/prog.h"
+#include "fuzz/targets/target.h"
 #include "test.h"
 
 #include <stddef.h>

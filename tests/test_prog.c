@@ -4,9 +4,9 @@
  * round-trip, a change to one record changes one operation, range specs
  * survive encoding, and malformed text gets an error naming line and column.
  */
-#include "prng.h"
-#include "prog.h"
-#include "target.h"
+#include "fuzz/prog/prng.h"
+#include "fuzz/prog/prog.h"
+#include "fuzz/targets/target.h"
 #include "test.h"
 
 #include <stdlib.h>

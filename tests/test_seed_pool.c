@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The seeds the mutator goes back to (fuzz/seed_pool.h): which files of a
+ * The seeds the mutator goes back to (fuzz/run/seed_pool.h): which files of a
  * directory are seeds (named ones, not the engine's hashes, not too large,
  * not twice), and that a pick is as likely to be any of them.
  */
-#include "mutator.h"
-#include "seed_pool.h"
+#include "fuzz/prog/mutator.h"
+#include "fuzz/run/seed_pool.h"
 #include "test.h"
 
 #include <stdio.h>

@@ -6,13 +6,13 @@
  * failure report is readable: the invariant line first, then the program
  * with the failing step marked, then the state.
  */
-#include "exec.h"
+#include "fuzz/prog/prog.h"
+#include "fuzz/run/replay.h"
+#include "fuzz/targets/exec.h"
+#include "fuzz/targets/target.h"
 #include "mm/uprobe.h"
-#include "prog.h"
-#include "replay.h"
 #include "runtime/check.h"
 #include "runtime/sync.h"
-#include "target.h"
 #include "test.h"
 
 #include <dirent.h>

@@ -207,7 +207,7 @@ case $(head -n 1 "$1") in
 ubsan)
 	echo 'src/mtree.c:200:12: runtime error: signed integer overflow: 2147483647 + 1 cannot be represented' >&2
 	echo '    #0 0x55d0 in mt_foo /work/main/src/mtree.c:200:12' >&2
-	echo '    #1 0x55d1 in run_op /work/main/fuzz/fuzz_mtree.c:333:3' >&2
+	echo '    #1 0x55d1 in run_op /work/main/fuzz/targets/fuzz_mtree.c:333:3' >&2
 	echo '    #2 0x55d2 in mt_bar /work/main/src/mtree.c:300:3' >&2
 	echo '    #3 0x55d3 in fiber_entry /work/main/src/sched.c:70:2' >&2
 	echo '    #4 0x55d4 in mt_baz /work/main/src/mtree.c:310:3' >&2
@@ -229,15 +229,15 @@ segv)
 	echo '==78==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000008 (pc 0x1 bp 0x2 sp 0x3 T0)' >&2
 	echo '==78==The signal is caused by a READ memory access.' >&2
 	echo '    #0 0x1 in leaf_of src/mtree.c:250:9' >&2
-	echo '    #1 0x2 in run_op fuzz/fuzz_mtree.c:12:3' >&2
+	echo '    #1 0x2 in run_op fuzz/targets/fuzz_mtree.c:12:3' >&2
 	exit 1 ;;
 assert)
 	echo 'vmafuzz: model assertion failed at src/mtree.c:123 in build(): nodes > 0' >&2
 	kill -ABRT $$ ;;
 harness)
 	echo '==79==ERROR: AddressSanitizer: stack-overflow on address 0x7ffd (pc 0x1 bp 0x2 sp 0x3 T0)' >&2
-	echo '    #0 0x1 in prog_decode /w/fuzz/prog.c:99:3' >&2
-	echo '    #1 0x2 in exec_begin /w/fuzz/exec.c:80:2' >&2
+	echo '    #0 0x1 in prog_decode /w/fuzz/prog/prog.c:99:3' >&2
+	echo '    #1 0x2 in exec_begin /w/fuzz/targets/exec.c:80:2' >&2
 	exit 1 ;;
 signal) kill -SEGV $$ ;;
 hang) exec sleep 30 ;;

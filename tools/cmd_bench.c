@@ -3,7 +3,7 @@
  * vmafuzz bench [NAME [ARGS]]: run one of the benchmarks (bench/bench.h)
  * with its own arguments; without NAME, list them.
  */
-#include "bench.h"
+#include "bench/bench.h"
 #include "cmd.h"
 
 #include <stdio.h>

@@ -5,8 +5,8 @@
  * program's `target` line, else the path.
  */
 #include "cmd.h"
-#include "crash_target.h"
-#include "replay.h"
+#include "fuzz/run/replay.h"
+#include "tools/triage/crash_target.h"
 
 #include <errno.h>
 #include <stdlib.h>

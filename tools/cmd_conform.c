@@ -12,13 +12,13 @@
  * read fault of private anonymous memory; the model is told to do the same.
  */
 #include "cmd.h"
-#include "conform.h"
-#include "conform_gen.h"
-#include "conform_ops.h"
-#include "conform_probe.h"
-#include "conform_run.h"
-#include "mm_ops.h"
-#include "replay.h"
+#include "fuzz/prog/mm_ops.h"
+#include "fuzz/run/replay.h"
+#include "live/conform_gen.h"
+#include "live/conform_ops.h"
+#include "live/conform_probe.h"
+#include "live/conform_run.h"
+#include "live/live_backend.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -17,8 +17,8 @@
  * lost. The engine's output goes to DIR's sibling `corpus-<command>.log`.
  */
 #include "cmd.h"
-#include "crash_target.h"
 #include "file_util.h"
+#include "tools/triage/crash_target.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz minimize: shrink a crash at the level of the program with the
- * minimizer of fuzz/minimize.h, whose oracle here is the crash's bucket:
+ * minimizer of fuzz/prog/minimize.h, whose oracle here is the crash's bucket:
  * a candidate still fails when the replay driver, run on it as triage runs
  * a file (crash_run.h), puts it in the same bucket as the crash. The crash
  * file itself is run first for its bucket; the minimizer then checks that
@@ -9,13 +9,13 @@
  * Progress goes to stderr, the program (text) to stdout, its bytes to -o.
  */
 #include "cmd.h"
-#include "crash_build.h"
 #include "crash_opts.h"
-#include "crash_run.h"
-#include "crash_target.h"
 #include "file_util.h"
-#include "minimize.h"
-#include "replay.h"
+#include "fuzz/prog/minimize.h"
+#include "fuzz/run/replay.h"
+#include "tools/triage/crash_build.h"
+#include "tools/triage/crash_run.h"
+#include "tools/triage/crash_target.h"
 
 #include <errno.h>
 #include <limits.h>

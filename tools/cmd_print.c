@@ -5,8 +5,8 @@
  * number of operations and size.
  */
 #include "cmd.h"
-#include "crash_target.h"
-#include "replay.h"
+#include "fuzz/run/replay.h"
+#include "tools/triage/crash_target.h"
 
 #include <stdlib.h>
 

@@ -7,12 +7,12 @@
  * fixed (triage reports such a file as "no longer fails").
  */
 #include "cmd.h"
-#include "crash_name.h"
 #include "crash_opts.h"
-#include "crash_run.h"
-#include "crash_target.h"
 #include "file_util.h"
-#include "replay.h"
+#include "fuzz/run/replay.h"
+#include "tools/triage/crash_name.h"
+#include "tools/triage/crash_run.h"
+#include "tools/triage/crash_target.h"
 
 #include <errno.h>
 #include <libgen.h>

@@ -9,10 +9,10 @@
  */
 #include "cmd.h"
 #include "cmd_util.h"
-#include "crash_build.h"
 #include "file_util.h"
-#include "crash_target.h"
-#include "replay.h"
+#include "fuzz/run/replay.h"
+#include "tools/triage/crash_build.h"
+#include "tools/triage/crash_target.h"
 
 #include <errno.h>
 #include <limits.h>

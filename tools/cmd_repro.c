@@ -12,19 +12,19 @@
  * (mm_forbids_zeropage). Each step's result and VMAs in the window (and a
  * fork's child's) are recorded; repro_emit.c writes them as the expected
  * data of a program that makes the same system calls and compares
- * /proc/self/smaps after each (tools/repro/main.c).
+ * /proc/self/smaps after each (tools/repro/repro_main.c).
  *
  * --selftest-flip-wf writes a wrong expectation (every wf of p0's VMAs
  * flipped), for the tests to see a reproducer fail with both views.
  */
-#include "as_model.h"
 #include "cmd.h"
-#include "conform_model.h"
-#include "conform_ops.h"
-#include "mm_ops.h"
-#include "replay.h"
-#include "repro_emit.h"
+#include "fuzz/as/model_backend.h"
+#include "fuzz/prog/mm_ops.h"
+#include "fuzz/run/replay.h"
+#include "live/conform_model.h"
+#include "live/conform_ops.h"
 #include "runtime/check.h"
+#include "tools/repro/repro_emit.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -7,11 +7,11 @@
  * one result per bucket. Buckets are sorted by count, then name.
  */
 #include "cmd.h"
-#include "crash_collect.h"
 #include "crash_opts.h"
-#include "crash_run.h"
-#include "json.h"
-#include "sarif.h"
+#include "tools/triage/crash_collect.h"
+#include "tools/triage/crash_run.h"
+#include "tools/triage/json.h"
+#include "tools/triage/sarif.h"
 
 #include <limits.h>
 #include <stdlib.h>

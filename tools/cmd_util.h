@@ -8,7 +8,7 @@
 #ifndef VMAFUZZ_CMD_UTIL_H
 #define VMAFUZZ_CMD_UTIL_H
 
-#include "target.h"
+#include "fuzz/targets/target.h"
 
 #include <stdbool.h>
 

@@ -5,9 +5,9 @@
 #include "crash_opts.h"
 
 #include "cmd_util.h"
-#include "crash_build.h"
-#include "crash_target.h"
 #include "file_util.h"
+#include "tools/triage/crash_build.h"
+#include "tools/triage/crash_target.h"
 
 #include <ctype.h>
 #include <limits.h>

@@ -14,7 +14,7 @@
 #ifndef VMAFUZZ_CRASH_OPTS_H
 #define VMAFUZZ_CRASH_OPTS_H
 
-#include "target.h"
+#include "fuzz/targets/target.h"
 
 #include <stdbool.h>
 #include <stddef.h>

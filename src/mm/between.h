@@ -8,7 +8,7 @@
 #define VMAFUZZ_MM_BETWEEN_H
 
 /*
- * Between two programs (fuzz/exec.c), no model object alive: the numbering
+ * Between two programs (fuzz/targets/exec.c), no model object alive: the numbering
  * of objects (mm.h's mm_ids) starts again from 1, so does the count of page
  * mapping changes (page.h; rollup compares it), and the validators free
  * their scratch arrays and start their scan generations again.

@@ -62,7 +62,7 @@ void alloc_fail_arm(uint64_t n);
 void alloc_fail_disarm(void);
 /*
  * For an allocator the runtime does not own (the kernel's maple tree,
- * kernel/kmt_maple.c): count one allocation attempt of @kind by the running
+ * kernel/maple/kmt_unit.c): count one allocation attempt of @kind by the running
  * fiber against the armed failure, as model_alloc does, and say whether
  * this one fails (it then counts in alloc_stats()->failed). Nothing is
  * allocated or counted live.

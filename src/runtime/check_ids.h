@@ -105,11 +105,11 @@
 	/* memory family */                                                                        \
 	X(MEM_LIVE_MISMATCH, "live objects of a kind equal objects reachable")                     \
 	X(MEM_LEAK_AT_END, "nothing is alive at the end of a program")                             \
-	/* injected failure of an mm call (fuzz/mm_fuzz.c) */                                      \
+	/* injected failure of an mm call (fuzz/targets/mm_run.c) */                               \
 	X(MM_FAILED_CALL_RESULT, "a call failed by injection returns -ENOMEM (madvise: -EAGAIN)")  \
 	X(MM_FAILED_CALL_CHANGED,                                                                  \
 	  "a call failed by injection changes no mapping but what the kernel leaves changed")      \
-	/* the expectation: what the calls asked (fuzz/as_expect.c) */                             \
+	/* the expectation: what the calls asked (fuzz/as/expect/expect.c) */                      \
 	X(MM_EXPECTED_STATE,                                                                       \
 	  "each page is mapped with the permissions, sharing, fork flags and offset asked")        \
 	X(MM_EXPECTED_UFFD,                                                                        \
@@ -117,6 +117,6 @@
 	X(MM_EXPECTED_DATA, "each page holds and reads what the writes, forks and files give it")  \
 	X(MM_EXPECTED_RESULT,                                                                      \
 	  "a call answers what the pages it names decide (madvise free, mlock)")                   \
-	/* the kernel's VMA code (kernel/kvma_mm.c) */                                             \
+	/* the kernel's VMA code (kernel/vma/kvma_unit.c) */                                       \
 	X(KVMA_BUG, "mm/vma.c's own checks hold (validate_mm, VM_WARN_ON, BUG_ON...)")             \
 	X(AS_BACKENDS_DIFFER, "two address-space backends give equal results and hold equal VMAs")

@@ -157,7 +157,7 @@ void call_rcu_free(enum alloc_kind kind, void *obj, void (*free_fn)(void *obj));
 /* Run every pending callback (no reader may remain). */
 void rcu_barrier(void);
 /*
- * Between two programs (fuzz/exec.c): rcu_barrier(), then free the list of
+ * Between two programs (fuzz/targets/exec.c): rcu_barrier(), then free the list of
  * pending callbacks, which otherwise keeps the size the busiest program
  * before gave it (fiber backend only).
  */

@@ -208,7 +208,7 @@ void mt_bulk_end(struct mt_bulk *b);
 void mt_destroy(struct mtree *mt);
 /*
  * Free the scratch arrays this thread's writes keep for the next write.
- * Between two programs (fuzz/exec.c): the first writes of a program then
+ * Between two programs (fuzz/targets/exec.c): the first writes of a program then
  * allocate as they did in the process's first program, whatever ran before.
  */
 void mt_scratch_release(void);

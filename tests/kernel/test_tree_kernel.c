@@ -3,16 +3,16 @@
  * Smoke test of tree_kernel, the tree seam over the kernel's own
  * lib/maple_tree.c (kernel/): every operation once, allocation failure in
  * store and dup, an RCU walk against a writer on fibers, and a few hundred
- * random writes against a plain array. Built by kernel/kernel.mk
+ * random writes against a plain array. Built by kernel/maple/maple.mk
  * (make kernel-test KSRC=...), never by the normal build.
  */
-#include "../../kernel/kmt.h"
-#include "../test.h"
+#include "kernel/maple/kmt.h"
+#include "kernel/maple/kmt_backend.h"
 #include "runtime/alloc.h"
 #include "runtime/check.h"
 #include "runtime/sched.h"
 #include "runtime/sync.h"
-#include "tree_backend.h"
+#include "tests/test.h"
 
 #include <errno.h>
 #include <stdlib.h>

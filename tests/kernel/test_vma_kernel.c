@@ -1,25 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * as_kernel_vma (kernel/vma_kernel.c: the kernel's own mm/vma.c behind the
+ * as_kernel_vma (kernel/vma/kvma_backend.c: the kernel's own mm/vma.c behind the
  * address-space seam) against the model (as_model): hand-written programs
  * and seeded random anonymous programs, the result and the VMAs (range,
  * the flags both show, pgoff) compared after every call, every difference
  * printed with both views; the kernel's injected allocation failures
  * (fail_at) through the executor; validate_mm firing (CK_KVMA_BUG) on a
- * broken map_count. Built by make kernel-vma-check (kernel/vma.mk).
+ * broken map_count. Built by make kernel-vma-check (kernel/vma/vma.mk).
  */
-#include "../../kernel/kvma.h"
-#include "../../kernel/vma_kernel.h"
-#include "../test.h"
-#include "as_diff.h"
-#include "as_model.h"
-#include "mm_fuzz.h"
-#include "mm_ops.h"
-#include "prng.h"
-#include "prog.h"
+#include "fuzz/as/as_diff.h"
+#include "fuzz/as/model_backend.h"
+#include "fuzz/prog/mm_ops.h"
+#include "fuzz/prog/prng.h"
+#include "fuzz/prog/prog.h"
+#include "fuzz/targets/mm_run.h"
+#include "fuzz/targets/target.h"
+#include "kernel/vma/kvma.h"
+#include "kernel/vma/kvma_backend.h"
 #include "runtime/alloc.h"
 #include "runtime/check.h"
-#include "target.h"
+#include "tests/test.h"
 
 #include <errno.h>
 #include <inttypes.h>

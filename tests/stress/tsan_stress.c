@@ -45,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- splitmix64, as fuzz/prng.h ----------------------------------------- */
+/* ---- splitmix64, as fuzz/prog/prng.h ----------------------------------------- */
 
 struct prng {
 	uint64_t s;

@@ -3,15 +3,15 @@
  * The data of a C reproducer that `vmafuzz repro --c` writes: a fuzz_mm
  * program's steps as the system calls they make, each with what the model
  * showed after it (the result and the VMAs of the window; after a fork the
- * child's too). tools/repro/main.c runs the steps on the running kernel and
- * compares; tools/repro_emit.c writes the data. A reproducer is one file:
+ * child's too). tools/repro/repro_main.c runs the steps on the running kernel and
+ * compares; tools/repro/repro_emit.c writes the data. A reproducer is one file:
  * ksys.h, this header, the data, ksys.c and main.c, in that order, with
  * their #include "..." lines dropped.
  */
 #ifndef VMAFUZZ_REPRO_H
 #define VMAFUZZ_REPRO_H
 
-#include "ksys.h"
+#include "live/ksys.h"
 
 #include <stdint.h>
 #include <sys/mman.h> /* the data names prot, flags and advice so */

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tree_kernel: the tree seam (fuzz/tree/tree_backend.h) over the kernel's own
+ * lib/maple_tree.c, reached through kernel/maple/kmt.h (kmt_unit.c). Built only
+ * by kernel/maple/maple.mk, from a kernel tree given at build time.
+ *
+ * Where the kernel's semantics and the seam's differ, this file maps them
+ * (docs/kernel.md):
+ *  - store rejects first > last and reserved entries other than
+ *    XA_ZERO_ENTRY with -EINVAL before the tree sees them (the kernel would
+ *    take any reserved value it is handed by mas_store_gfp, and warns on
+ *    first > last);
+ *  - store writes as the VMA tree does: an entry with mas_preallocate +
+ *    mas_store_prealloc (one failed allocation: -ENOMEM, tree unchanged), a
+ *    NULL with mas_store_gfp, like erase (mas_erase): their GFP_NOWAIT
+ *    attempt falls back to GFP_KERNEL (mas_nomem), so one failed
+ *    allocation is retried and the write succeeds. Only a -ENOMEM result
+ *    promises an unchanged tree;
+ *  - gap: a window smaller than @size is -EBUSY here, -EINVAL for the
+ *    kernel (mas_empty_area checks max - min < size - 1 first);
+ *  - fork and fork_exit are dup_mmap's and exit_mmap's tree steps, with
+ *    the kernel's calls in their order (kmt_fork, kmt_fork_exit);
+ *  - bulk appends past the expected count leave preallocated mode
+ *    (kmt_bulk_append);
+ *  - dump prints with mt_dump(mt_dump_hex): @print is not used.
+ */
+#include "kmt_backend.h"
+
+#include "kmt.h"
+#include "runtime/alloc.h"
+#include "runtime/check.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool reserved(const void *entry)
+{
+	return ((uintptr_t)entry & 3) == 2 && entry != kmt_zero();
+}
+
+static void *tk_create(void)
+{
+	return kmt_create();
+}
+
+static void tk_clear(void *t)
+{
+	kmt_clear(t);
+}
+
+static void tk_release(void *t)
+{
+	kmt_release(t);
+}
+
+static int tk_store(void *t, uint64_t first, uint64_t last, void *entry)
+{
+	if (first > last || reserved(entry))
+		return -EINVAL;
+	return kmt_store(t, first, last, entry);
+}
+
+static int tk_erase(void *t, uint64_t index, void **old)
+{
+	return kmt_erase(t, index, old);
+}
+
+static void *tk_load(void *t, uint64_t index, struct tree_range *r)
+{
+	uint64_t first, last;
+	void *e = kmt_load(t, index, &first, &last);
+
+	if (r)
+		*r = (struct tree_range){first, last};
+	return e;
+}
+
+static void *tk_find(void *t, uint64_t from, uint64_t max, struct tree_range *r)
+{
+	uint64_t first, last;
+	void *e = kmt_find(t, from, max, &first, &last);
+
+	if (e && r)
+		*r = (struct tree_range){first, last};
+	return e;
+}
+
+static void *tk_find_prev(void *t, uint64_t from, uint64_t min, struct tree_range *r)
+{
+	uint64_t first, last;
+	void *e = kmt_find_prev(t, from, min, &first, &last);
+
+	if (e && r)
+		*r = (struct tree_range){first, last};
+	return e;
+}
+
+static int tk_gap(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest, uint64_t *start)
+{
+	if (!size || lo > hi)
+		return -EINVAL;
+	if (hi - lo < size - 1)
+		return -EBUSY;
+	return kmt_gap(t, lo, hi, size, highest, start);
+}
+
+struct tk_visit {
+	tree_visit_fn visit;
+	void *arg;
+};
+
+static bool tk_visit_one(void *arg, uint64_t first, uint64_t last, void *entry)
+{
+	struct tk_visit *v = arg;
+	struct tree_range r = {first, last};
+
+	return v->visit(v->arg, &r, entry);
+}
+
+static void tk_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
+{
+	struct tk_visit v = {visit, arg};
+
+	kmt_walk(t, from, to, false, tk_visit_one, &v);
+}
+
+static void tk_rcu_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg)
+{
+	struct tk_visit v = {visit, arg};
+
+	kmt_walk(t, from, to, true, tk_visit_one, &v);
+}
+
+static int tk_dup(void *src, void *dst)
+{
+	return kmt_dup(src, dst);
+}
+
+/* The seam's fork callbacks under kmt.h's plain types. */
+static int tk_fork_entry(void *arg, uint64_t first, uint64_t last, void *entry, void **child)
+{
+	const struct tree_fork_ops *ops = arg;
+	struct tree_range r = {first, last};
+
+	switch (ops->entry(ops->arg, &r, entry, child)) {
+	case TREE_FORK_COPY:
+		return KMT_FORK_COPY;
+	case TREE_FORK_DROP:
+		return KMT_FORK_DROP;
+	default:
+		return KMT_FORK_FAIL;
+	}
+}
+
+static bool tk_fork_copied(void *arg, uint64_t first, uint64_t last, void *child)
+{
+	const struct tree_fork_ops *ops = arg;
+	struct tree_range r = {first, last};
+
+	return ops->copied(ops->arg, &r, child);
+}
+
+static int tk_fork(void *src, void *dst, const struct tree_fork_ops *ops)
+{
+	struct kmt_fork_ops k = {tk_fork_entry, tk_fork_copied, (void *)ops};
+
+	return kmt_fork(src, dst, &k);
+}
+
+static void tk_fork_exit(void *t, tree_visit_fn visit, void *arg)
+{
+	struct tk_visit v = {visit, arg};
+
+	kmt_fork_exit(t, tk_visit_one, &v);
+}
+
+#ifdef KMT_HAVE_BULK
+struct tk_bulk {
+	struct kmt_bulk *b;
+	bool any;
+	uint64_t tail;
+};
+
+static int tk_bulk_begin(void *t, uint64_t expected, void **bulk)
+{
+	struct tk_bulk *tb = model_alloc(AK_OTHER, sizeof(*tb));
+	int ret;
+
+	if (!tb)
+		return -ENOMEM;
+	ret = kmt_bulk_begin(t, expected, &tb->b);
+	if (ret) {
+		model_free(AK_OTHER, tb);
+		return ret;
+	}
+	*bulk = tb;
+	return 0;
+}
+
+static int tk_bulk_append(void *bulk, uint64_t first, uint64_t last, void *entry)
+{
+	struct tk_bulk *tb = bulk;
+	int ret;
+
+	if (!entry || reserved(entry) || first > last)
+		return -EINVAL;
+	if (tb->any && (tb->tail == TREE_MAX || first <= tb->tail))
+		return -EINVAL;
+	ret = kmt_bulk_append(tb->b, first, last, entry);
+	if (!ret) {
+		tb->any = true;
+		tb->tail = last;
+	}
+	return ret;
+}
+
+static void tk_bulk_end(void *bulk)
+{
+	struct tk_bulk *tb = bulk;
+
+	kmt_bulk_end(tb->b);
+	model_free(AK_OTHER, tb);
+}
+
+#define TK_BULK(fn) fn
+#else
+#define TK_BULK(fn) NULL
+#endif
+
+static bool tk_validate(void *t)
+{
+	return kmt_validate(t) == 0;
+}
+
+static void tk_put(void *arg, uint64_t w)
+{
+	tree_picture_put(arg, w);
+}
+
+static void tk_picture(void *t, struct tree_picture *p)
+{
+	kmt_picture(t, tk_put, p);
+}
+
+/*
+ * Sort @n addresses (@tmp: room for @n more), least significant byte
+ * first. Its loops run as often whatever the addresses: qsort's calls of a
+ * comparison followed their order, that is where malloc had put the nodes,
+ * which depends on the programs run before in the process (AFL++ saw
+ * those edges vary on the same input; tests/stable.sh).
+ */
+static void sort_addrs(uintptr_t *a, uintptr_t *tmp, uint64_t n)
+{
+	for (unsigned shift = 0; shift < 8 * sizeof(*a); shift += 8) {
+		uint64_t pos[257] = {0};
+
+		for (uint64_t i = 0; i < n; i++)
+			pos[((a[i] >> shift) & 0xff) + 1]++;
+		for (unsigned b = 1; b < 257; b++)
+			pos[b] += pos[b - 1];
+		for (uint64_t i = 0; i < n; i++)
+			tmp[pos[(a[i] >> shift) & 0xff]++] = a[i];
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+}
+
+static bool tk_check_dup(void *src, void *dup)
+{
+	struct tree_picture a = {0}, b = {0};
+	uint64_t ns = kmt_nodes(src, NULL, 0), nd = kmt_nodes(dup, NULL, 0);
+	uintptr_t *addrs;
+	bool ok = true;
+
+	tk_picture(src, &a);
+	tk_picture(dup, &b);
+	if (!tree_picture_equal(&a, &b))
+		ok = check_fail(
+		    CK_MT_DUP_MISMATCH,
+		    "the kernel tree's duplicate differs from its source (%zu words, %zu)", a.n,
+		    b.n);
+	tree_picture_free(&a);
+	tree_picture_free(&b);
+	if (!ok || !ns)
+		return ok;
+	/* node for node, and no node shared */
+	addrs = malloc(2 * (ns + nd) * sizeof(*addrs));
+	if (!addrs)
+		return ok;
+	kmt_nodes(src, addrs, ns);
+	kmt_nodes(dup, addrs + ns, nd);
+	sort_addrs(addrs, addrs + ns + nd, ns + nd);
+	for (uint64_t i = 1; i < ns + nd; i++)
+		if (addrs[i] == addrs[i - 1]) {
+			ok = check_fail(
+			    CK_MT_DUP_MISMATCH,
+			    "node %#" PRIxPTR " is in both the source and the duplicate", addrs[i]);
+			break;
+		}
+	free(addrs);
+	return ok;
+}
+
+static uint64_t tk_nodes(void *t)
+{
+	return kmt_nodes(t, NULL, 0);
+}
+
+static bool tk_check_live(uint64_t reachable)
+{
+	struct kmt_live l;
+
+	kmt_live(&l);
+	if (l.shim >= 0 && (uint64_t)l.shim != l.live)
+		return check_fail(CK_MEM_LIVE_MISMATCH,
+				  "%" PRIu64 " kernel maple nodes alive by the hooks, %" PRId64
+				  " by the shim's cache",
+				  l.live, l.shim);
+	if (l.live != reachable + l.pending)
+		return check_fail(CK_MEM_LIVE_MISMATCH,
+				  "%" PRIu64 " kernel maple nodes alive, %" PRIu64
+				  " reachable, %" PRIu64 " waiting for RCU",
+				  l.live, reachable, l.pending);
+	return true;
+}
+
+static void tk_dump(FILE *out, void *t, void (*print)(FILE *out, const void *entry))
+{
+	(void)print;
+	kmt_dump(out, t);
+}
+
+const struct tree_backend tree_kernel = {
+    .retries = true, /* mas_store_gfp and mas_erase retry with GFP_KERNEL */
+    .name = "kernel",
+    .zero = (void *)(uintptr_t)((257 << 2) | 2), /* XA_ZERO_ENTRY, checked in the smoke test */
+    .create = tk_create,
+    .clear = tk_clear,
+    .release = tk_release,
+    .store = tk_store,
+    .erase = tk_erase,
+    .load = tk_load,
+    .find = tk_find,
+    .find_prev = tk_find_prev,
+    .gap = tk_gap,
+    .walk = tk_walk,
+    .rcu_walk = tk_rcu_walk,
+    .dup = tk_dup,
+    .fork = tk_fork,
+    .fork_exit = tk_fork_exit,
+    .bulk_begin = TK_BULK(tk_bulk_begin),
+    .bulk_append = TK_BULK(tk_bulk_append),
+    .bulk_end = TK_BULK(tk_bulk_end),
+    .validate = tk_validate,
+    .check_dup = tk_check_dup,
+    .picture = tk_picture,
+    .nodes = tk_nodes,
+    .check_live = tk_check_live,
+    .dump = tk_dump,
+};

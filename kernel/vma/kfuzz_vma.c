@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* vmafuzz-twin: fuzz_mm (the model target whose seeds, dictionary and mutator it uses) */
+/*
+ * kfuzz_vma: fuzz_mm's programs on the kernel's own mm/vma.c (as_kernel_vma,
+ * compiled from the kernel tree given at build time, with the callers'
+ * logic of 6.12's mmap, munmap, mprotect and madvise in kvma_unit.c), with the
+ * model as its shadow (as_pair): after every call the same result and the
+ * same VMAs (start, end, flags, page offset), the kernel's validate_mm and
+ * the model's invariants. On one thread: the stubs' locks do nothing, so
+ * the kernel's calls cannot interleave. The kernel side runs anonymous
+ * memory of p0;
+ * every other operation is refused and runs on neither (docs/kernel.md).
+ */
+#include "fuzz/as/as_pair.h"
+#include "fuzz/targets/mm_run.h"
+#include "fuzz/targets/target.h"
+#include "kvma_backend.h"
+
+static int kfuzz_vma_run(const uint8_t *data, size_t size)
+{
+	struct mm_target t = {
+	    .desc = &mm_seq_desc,
+	    .backend = as_pair(&as_kernel_vma, &as_model),
+	    .fork_code = MMF_OP_FORK,
+	};
+
+	return mm_run_program(&t, data, size);
+}
+
+const struct fuzz_target kfuzz_vma_target = {
+    .name = "kfuzz_vma",
+    .summary = "the kernel's mm/vma.c: fuzz_mm's anonymous-memory calls of p0 against the model",
+    .desc = &mm_seq_desc,
+    .run = kfuzz_vma_run,
+    .kernel = true,
+};

@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The vma backend: the kernel's own mm/vma.c, compiled from the kernel tree
+# with the stubs of tools/testing/vma, behind the address-space seam
+# (fuzz/as/as_backend.h) as `as_kernel_vma` (docs/kernel.md, "The vma
+# backend"). Included by the Makefile after kernel/maple/maple.mk, whose goals
+# list (KERNEL_GOALS) names ours (kernel-vma%), so its variables (KSRC,
+# KMT_GEN, KMT_QUIRK_CFLAGS, ...) and the maple tree's objects are there:
+#
+#   make kernel-vma [KSRC=<tree>]     objects of every flavor and the test
+#   make kernel-vma-test              out/kernel/tests/test_vma_kernel
+#   make kernel-vma-check             ... and run it
+#   make kernel-vma-objs-FLAVOR       FLAVOR: replay libfuzzer afl
+#
+# For each flavor F:
+#   $(call kernel_vma_objs,F) = kvma.o kvma_backend.o kmt.o kmt_known.o of $(OBJDIR)/kernel-F/
+# kvma.o is mm/vma.c (with kernel/vma/kvma_unit.c around it) in a relocatable
+# object whose references to the maple tree are renamed with kmt.o's list
+# (kmt.syms: they bind to kmt.o's tree, nodes failable through the runtime)
+# and whose own globals are renamed kvma_k_<name> but the kvma_ ones, so it
+# links beside the model (vma_merge_new_range, validate_mm ...).
+
+kernel_vma_objs = $(OBJDIR)/kernel-$(1)/kvma.o $(OBJDIR)/kernel-$(1)/kvma_backend.o \
+	$(OBJDIR)/kernel-$(1)/kmt.o $(OBJDIR)/kernel-$(1)/kmt_known.o
+
+ifneq ($(KERNEL_WANTED),)
+
+KVMA_CONFIG := $(KMT_OUT)/vma_config.mk
+
+$(KVMA_CONFIG): kernel/vma/probe.sh $(KMT_CONFIG) $(KSRC)/mm/vma.c $(KSRC)/mm/vma.h \
+		$(KSRC)/tools/testing/vma/vma_internal.h $(KMT_GEN_HDRS) \
+		$(wildcard kernel/vma/shim/*.h kernel/vma/shim/*/*.h)
+	@mkdir -p $(@D)
+	$(call msg,PROBE,$(KSRC) (vma))
+	$(Q)kernel/vma/probe.sh "$(CC)" "$(KSRC)" "$(KMT_GEN)" "$(KMT_QUIRK_CFLAGS)" $@
+-include $(KVMA_CONFIG)
+ifneq ($(KVMA_PROBED_KSRC),$(KSRC))
+$(KVMA_CONFIG): FORCE
+endif
+
+# Kernel files: as the maple tree's (kernel/maple/maple.mk), plus our RCU shadow
+# (kernel/vma/shim, first), tools/testing/vma before tools/include (as its
+# Makefile has it), validate_mm compiled in, no implicit declarations, the stubs and vma.c by path.
+KVMA_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Werror=implicit-function-declaration -Ikernel/vma/shim \
+	-Ikernel/maple/shim -I$(KMT_GEN) \
+	-I$(KSRC)/tools/testing/shared -I$(KSRC)/tools/testing/vma -I$(KSRC)/tools/include \
+	-I$(KSRC)/lib -Isrc -I. -include kernel/maple/shim/kmt_prelude.h $(KMT_QUIRK_CFLAGS) \
+	-DCONFIG_DEBUG_VM_MAPLE_TREE \
+	-DKVMA_INTERNAL_H='"$(KSRC)/tools/testing/vma/vma_internal.h"' \
+	-DKVMA_VMA_H='"$(KSRC)/mm/vma.h"' -DKVMA_VMA_C='"$(KSRC)/mm/vma.c"' \
+	-DKVMA_LAYOUT_NAME='"$(KVMA_LAYOUT)"' $(KVMA_DEFS)
+
+define kernel_vma_rules
+$(OBJDIR)/kernel-$(1)/.vma-flags: FORCE
+	@mkdir -p $$(@D)
+	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
+		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' > $$@
+
+$(OBJDIR)/kernel-$(1)/kvma_unit.o: kernel/vma/kvma_unit.c kernel/vma/kvma.h $(OBJDIR)/kernel-$(1)/.vma-flags \
+		$(KVMA_CONFIG) $(KMT_GEN_HDRS)
+	@mkdir -p $$(@D)
+	$$(call msg,CC,[kernel-$(1)] $$(KSRC)/mm/vma.c)
+	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
+
+# Renamed: the maple tree's names as kmt.o has them, ours kvma_k_<name>.
+$(OBJDIR)/kernel-$(1)/kvma.o: $(OBJDIR)/kernel-$(1)/kvma_unit.o $(OBJDIR)/kernel-$(1)/kmt.o
+	$$(call msg,LD,$$@ (renamed))
+	$$(Q)$$(LD) -r -o $$@.tmp $$<
+	$$(Q){ cat $$(OBJDIR)/kernel-$(1)/kmt.syms; \
+		$$(NM) -g --defined-only $$@.tmp | \
+		awk 'NF == 3 && $$$$3 !~ /^(kvma_|_+(asan|ubsan|sancov|odr_asan|start_|stop_))/ \
+			{ print $$$$3, "kvma_k_" $$$$3 }'; } > $$(@:.o=.syms)
+	$$(Q)$$(OBJCOPY) --redefine-syms=$$(@:.o=.syms) $$@.tmp $$@
+	$$(Q)rm -f $$@.tmp
+
+$(OBJDIR)/kernel-$(1)/kvma_backend.o: kernel/vma/kvma_backend.c kernel/vma/kvma_backend.h \
+		kernel/vma/kvma.h kernel/maple/kmt.h $(OBJDIR)/kernel-$(1)/.vma-flags $(KVMA_CONFIG)
+	@mkdir -p $$(@D)
+	$$(call msg,CC,[kernel-$(1)] $$<)
+	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
+
+.PHONY: kernel-vma-objs-$(1)
+kernel-vma-objs-$(1): $(call kernel_vma_objs,$(1))
+endef
+$(foreach f,$(KMT_RULE_FLAVORS),$(eval $(call kernel_vma_rules,$(f))))
+
+# The test: the test flavor's model, harness and runtime, the replay
+# flavor's kernel objects.
+KVMA_TEST_BIN := $(KMT_OUT)/tests/test_vma_kernel
+$(KVMA_TEST_BIN): $(OBJDIR)/test/tests/kernel/test_vma_kernel.o $(call kernel_vma_objs,replay) \
+		$(call objs,test,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(call msg,LD,$@)
+	$(Q)$(CC_test) $(LINK_test) $^ $(LDLIBS) -o $@
+
+.PHONY: kernel-vma kernel-vma-test kernel-vma-check
+kernel-vma: $(foreach f,$(KMT_FLAVORS),kernel-vma-objs-$(f)) kernel-vma-test
+kernel-vma-test: $(KVMA_TEST_BIN)
+kernel-vma-check: $(KVMA_TEST_BIN)
+	$(KVMA_TEST_BIN)
+
+endif

@@ -585,6 +585,7 @@ include live/live.mk
 KERNEL_GOALS += kernel-vma%
 -include kernel/maple/maple.mk
 -include kernel/vma/vma.mk
+-include kernel/targets.mk
 
 -include $(wildcard $(OBJDIR)/*/*/*.d $(OBJDIR)/*/*/*/*.d $(OBJDIR)/*/*/*/*/*.d \
 	$(OBJDIR)/*/*/*/*/*/*.d)

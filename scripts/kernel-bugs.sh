@@ -103,10 +103,11 @@ shadow() {
 	local name=$1 dir=$2
 	rm -rf "$dir"
 	mkdir -p "$dir/lib"
-	ln -s "$KTREE/include" "$dir/include"
-	ln -s "$KTREE/tools" "$dir/tools"
-	# mm/: the kernel targets link the vma backend too (mm/vma.c)
-	[ -d "$KTREE/mm" ] && ln -s "$KTREE/mm" "$dir/mm"
+	# everything but lib/ as the tree has it (its Makefile says its version)
+	local e
+	for e in "$KTREE"/*; do
+		[ "$(basename "$e")" = lib ] || ln -s "$e" "$dir/$(basename "$e")"
+	done
 	cp "$KTREE/lib/maple_tree.c" "$dir/lib/"
 	[ -z "$name" ] || patch -p1 --quiet -d "$dir" <"$PATCHES/$name.patch" >/dev/null
 }

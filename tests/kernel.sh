@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The kernel targets (kernel/, docs/kernel.md): built from the kernel tree
-# scripts/kernel-tree.sh finds ($KSRC, else Debian's linux-source-6.12,
-# installed as root), the backends' smoke tests pass, fuzz_mtree's seeds
+# scripts/kernel-tree.sh finds ($KSRC, else the recorded tree, else Debian's
+# linux-source-6.12, installed as root), each tree's builds apart and the
+# tree in use recorded; a tree without a part says so in one sentence; the
+# backends' smoke tests pass, fuzz_mtree's seeds
 # and regressions run clean on the kernel's maple tree with the model's tree
 # as its shadow, fuzz_mm's on the kernel's mm/vma.c with the model as its,
 # the tool finds the kernel drivers, every kernel finding in bugs/kernel/
@@ -52,10 +54,47 @@ for k in kernel/*/kfuzz_*.c; do
 		bad "$k names no model twin with seeds ('$tw')"
 done
 
+# ---- trees: each tree's builds apart, the tree in use recorded, and what a
+# tree cannot give said in one sentence (exit 2), never as a make error
+key=$(readlink "$OUT/kernel/current")
+[ -n "$key" ] && [ -f "$OUT/kernel/$key/tree" ] && ok || bad "out/kernel/current names no tree's builds"
+[ "$(readlink -f "$OUT/kernel/replay")" = "$(readlink -f "$OUT/kernel/$key/replay")" ] && ok ||
+	bad "out/kernel/replay does not lead to the tree in use ($key)"
+K=$(sed -n 's/^path //p' "$OUT/kernel/$key/tree")
+# a tree with the maple tree but no mm/: kfuzz_mtree builds, kfuzz_vma is a sentence
+mkdir -p "$T/nomm"
+for d in Makefile lib include tools scripts arch; do
+	[ -e "$K/$d" ] && ln -s "$K/$d" "$T/nomm/$d"
+done
+kmake() { make -s --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" OUTDIR="$OUT" "$@"; }
+expect 0 "kfuzz_vma cannot be built from $T/nomm \(Linux [0-9.]+\): .*mm/vma.c" \
+	kmake kernel-notes KSRC="$T/nomm" KSRC_RECORD=no
+nkey=$(scripts/kernel-tree.sh --key "$T/nomm")
+[ "$nkey" != "$key" ] && ok || bad "a tree without mm/ has the same key as $K ($key)"
+[ "$(readlink "$OUT/kernel/current")" = "$key" ] && ok || bad "KSRC_RECORD=no changed the tree in use"
+expect 2 "kernel: kfuzz_vma cannot be built from $T/nomm" \
+	kmake "$OUT/kernel/$nkey/replay/kfuzz_vma" KSRC="$T/nomm" KSRC_RECORD=no
+grep -q 'No rule to make target' "$T/out" && bad "a raw make error for a part the tree lacks" || ok
+expect 0 '' kmake "$OUT/kernel/$nkey/replay/kfuzz_mtree" KSRC="$T/nomm" KSRC_RECORD=no
+[ -x "$OUT/kernel/$nkey/replay/kfuzz_mtree" ] && ok || bad "kfuzz_mtree was not built from $T/nomm"
+expect 0 'none failed' "$OUT/kernel/$nkey/replay/kfuzz_mtree" "$OUT/corpus/fuzz_mtree"
+# a tree given once sticks, until another is given
+expect 0 '' kmake kernel-notes KSRC="$T/nomm"
+[ "$(readlink "$OUT/kernel/current")" = "$nkey" ] && ok || bad "KSRC=$T/nomm was not recorded"
+expect 0 "kfuzz_vma cannot be built from $T/nomm" kmake kernel-notes
+[ "$(readlink "$OUT/kernel/current")" = "$nkey" ] && ok || bad "the recorded tree did not stick"
+# the recorded tree gone, another given: its builds are its own, nothing of
+# the other's is asked for
+rm -rf "$T/nomm"
+expect 0 "" kmake "$OUT/kernel/replay/kfuzz_mtree" KSRC="$K"
+[ "$(readlink "$OUT/kernel/current")" = "$key" ] && ok || bad "KSRC=$K did not take the place of the gone tree"
+# not a tree at all
+expect 2 'not a folder, nor 6.1, 6.12 or current' kmake kernel-notes KSRC="$T/nothing"
+
 # OSS-Fuzz's contract (libFuzzer + ASan) with a kernel tree: the kernel
 # targets beside the model's, each with its twin's seeds, dictionary and
 # options, running OSS-Fuzz's 4-input check
-KTREE=$(OUTDIR=$OUT scripts/kernel-tree.sh 2>/dev/null)
+KTREE=$K
 mkdir -p "$T/oss/out" "$T/oss/work"
 if env CC=clang CXX=clang++ \
 	CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize=fuzzer-no-link" \

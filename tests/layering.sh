@@ -151,7 +151,7 @@ fi
 # the objects: the tool's (the model, the harness, the runner, the CLI,
 # the benchmarks) and the kernel backends' where they are built
 objdirs=("$OUT/obj/tool")
-[ -d "$OUT/obj/replay/kernel" ] && objdirs+=("$OUT/obj/replay" "$OUT/obj/kernel-replay")
+[ -d "$OUT/kernel/current/obj/kernel-replay" ] && objdirs+=("$OUT/obj/replay" "$OUT/kernel/current/obj/kernel-replay")
 link=$(link_edges "$ROOT" "${objdirs[@]}")
 n=$(echo "$link" | grep -c .)
 [ "$n" -gt 300 ] && ok "read $n calls between files from the objects" ||
@@ -163,7 +163,7 @@ else
 	bad "calls between the files of $ROOT"
 fi
 parts=(fuzz/run live tools)
-[ -d "$OUT/obj/kernel-replay" ] && parts+=(kernel/maple kernel/vma)
+[ -d "$OUT/kernel/current/obj/kernel-replay" ] && parts+=(kernel/maple kernel/vma)
 for p in "${parts[@]}"; do
 	echo "$link" | grep -q "^$p/" && ok "the link graph has $p" || bad "no calls from $p read"
 done

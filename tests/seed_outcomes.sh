@@ -19,7 +19,7 @@ cd "$ROOT"
 rec=tests/seed_outcomes.txt
 args=()
 want=$(grep -v '^kfuzz_' "$rec")
-if [ -x "$OUT/kernel/replay/kfuzz_mtree" ] && grep -q 'linux-source-6.12' "$OUT/kernel/config.mk" 2>/dev/null; then
+if [ -x "$OUT/kernel/replay/kfuzz_mtree" ] && grep -q "^version 6\.12\." "$OUT/kernel/current/tree" 2>/dev/null; then
 	args=(--kernel)
 	want=$(cat "$rec")
 fi

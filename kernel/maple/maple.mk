@@ -6,7 +6,7 @@
 # here is opt-in: nothing is defined unless a kernel goal is asked for, so
 # the normal build needs no kernel tree.
 #
-#   make kernel [KSRC=<tree>]        objects of every flavor and the smoke test
+#   make kernel [KSRC=<tree>]        the kernel targets, objects and tests of the tree
 #   make kernel-test                 out/kernel/tests/test_tree_kernel
 #   make kernel-check                ... and run it
 #   make kernel-objs-FLAVOR          FLAVOR: replay libfuzzer afl afl-cmplog
@@ -15,34 +15,49 @@
 #                                    (fuzz/run/main_stable.c, tests/stable.sh)
 #   make kfuzz-oss-fuzz OSSFUZZ_OUT=DIR   the same for OSS-Fuzz (build.sh sets it up)
 #
-# KSRC defaults to what scripts/kernel-tree.sh prints (Debian's
-# linux-source-6.12, unpacked into out/kernel/src/). For each flavor F:
-#   $(call kernel_objs,F) = $(OBJDIR)/kernel-F/{kmt,kmt_backend,kmt_known}.o
+# The tree (scripts/kernel-tree.sh): KSRC names it (6.1, 6.12, current or a
+# path) and is recorded, so that later builds without KSRC use it too
+# (KSRC_RECORD=no: this build only); without KSRC, the recorded tree, else
+# Debian's 6.12. Each tree's builds are kept apart, side by side, in
+# out/kernel/<version>-<hash of the compiled files>/ (KMT_OUT): its probes'
+# answers, generated headers, objects (obj/kernel-F/), targets (F/) and
+# tests (tests/); out/kernel/current names the recorded tree's, and
+# out/kernel/{replay,libfuzzer,...} lead there. For each flavor F:
+#   $(call kernel_objs,F) = $(KOBJ)/kernel-F/{kmt,kmt_backend,kmt_known}.o
 # kmt.o is lib/maple_tree.c (with kernel/maple/kmt_unit.c around it) and the
 # shim's kmem_cache (tools/testing/shared/linux.c) in one relocatable object
 # whose global symbols are all renamed kmt_k_<name> but the kmt_ ones, so it
 # links beside the model's tree; kmt_backend.o is the backend; kmt_known.o
-# the list of known findings the adapter sidesteps (kernel/maple/kmt_known.h). Link them
-# with the runtime (src/runtime/*.c); add a goal's name to KERNEL_GOALS to
-# have these rules defined for it.
+# the list of known findings the adapter sidesteps (kernel/maple/kmt_known.h).
+# Link them with the runtime (src/runtime/*.c); add a goal's name to
+# KERNEL_GOALS to have these rules defined for it. What a tree cannot build
+# (its probe says why) is one sentence and exit status 2, never a make error.
 
-KERNEL_GOALS += kernel kernel-test kernel-check kernel-objs-% kfuzz% $(OUTDIR)/kernel/%
+KERNEL_GOALS += kernel kernel-test kernel-check kernel-notes kernel-objs-% kfuzz% $(OUTDIR)/kernel/%
 KERNEL_WANTED := $(strip $(foreach g,$(KERNEL_GOALS),$(filter $(g),$(MAKECMDGOALS))))
 
-kernel_objs = $(OBJDIR)/kernel-$(1)/kmt.o $(OBJDIR)/kernel-$(1)/kmt_backend.o \
-	$(OBJDIR)/kernel-$(1)/kmt_known.o
+kernel_objs = $(KOBJ)/kernel-$(1)/kmt.o $(KOBJ)/kernel-$(1)/kmt_backend.o \
+	$(KOBJ)/kernel-$(1)/kmt_known.o
 
 ifneq ($(KERNEL_WANTED),)
 
+KSRC_RECORD ?= yes
+KTREE_SPEC := $(KSRC)
+override KSRC := $(shell OUTDIR=$(OUTDIR) scripts/kernel-tree.sh \
+	$(if $(and $(KTREE_SPEC),$(filter yes,$(KSRC_RECORD))),--record) $(KTREE_SPEC))
 ifeq ($(KSRC),)
-KSRC := $(shell OUTDIR=$(OUTDIR) scripts/kernel-tree.sh)
-ifeq ($(KSRC),)
-$(error no kernel tree (see scripts/kernel-tree.sh above): set KSRC=<kernel tree>)
+$(error no kernel tree (the reason is just above))
 endif
+KTREE_KEY := $(shell scripts/kernel-tree.sh --key $(KSRC))
+ifeq ($(KTREE_KEY),)
+$(error $(KSRC): no kernel version (the reason is just above))
 endif
-override KSRC := $(abspath $(KSRC))
+# the version is the key without its last part, the hash
+KTREE_VERSION := $(patsubst %-$(lastword $(subst -, ,$(KTREE_KEY))),%,$(KTREE_KEY))
+KTREE_NAME := $(KSRC) (Linux $(KTREE_VERSION))
 
-KMT_OUT    := $(OUTDIR)/kernel
+KMT_OUT    := $(OUTDIR)/kernel/$(KTREE_KEY)
+KOBJ       := $(KMT_OUT)/obj
 KMT_GEN    := $(KMT_OUT)/gen
 KMT_CONFIG := $(KMT_OUT)/config.mk
 KMT_GEN_HDRS := $(addprefix $(KMT_GEN)/generated/,autoconf.h bit-length.h map-shift.h)
@@ -50,11 +65,25 @@ LD ?= ld
 OBJCOPY ?= objcopy
 NM ?= nm
 
+# The tree in use (the recorded one): out/kernel/current is its builds, and
+# the flavors' folders of out/kernel lead there; its path and version are
+# written beside its builds for the tools that name it.
+KTREE_IN_USE := $(if $(and $(KTREE_SPEC),$(filter-out yes,$(KSRC_RECORD))),,yes)
+$(shell mkdir -p $(KMT_OUT) && printf 'path %s\nversion %s\nkey %s\n' '$(KSRC)' \
+	'$(KTREE_VERSION)' '$(KTREE_KEY)' >$(KMT_OUT)/tree.tmp && mv $(KMT_OUT)/tree.tmp $(KMT_OUT)/tree)
+ifeq ($(KTREE_IN_USE),yes)
+KTREE_LINKS := replay libfuzzer afl afl-cmplog stable tests
+$(shell cd $(OUTDIR)/kernel && ln -sfn $(KTREE_KEY) current && \
+	for d in $(KTREE_LINKS); do [ -L $$d ] || rm -rf $$d; ln -sfn current/$$d $$d; done)
+endif
+
 # The shim's generated/ headers (tools/testing/shared/shared.mk makes the
 # same): its autoconf.h, the word size and the xarray's chunk shift.
-$(KMT_GEN)/generated/autoconf.h: $(KSRC)/tools/testing/shared/autoconf.h
+KMT_AUTOCONF := $(firstword $(wildcard $(KSRC)/tools/testing/shared/autoconf.h \
+	$(KSRC)/tools/testing/radix-tree/generated/autoconf.h))
+$(KMT_GEN)/generated/autoconf.h: $(KMT_AUTOCONF)
 	@mkdir -p $(@D)
-	$(Q)cp $< $@
+	$(Q)$(if $(KMT_AUTOCONF),cp $< $@,printf '#include "bit-length.h"\n#define CONFIG_XARRAY_MULTI 1\n' >$@)
 $(KMT_GEN)/generated/bit-length.h:
 	@mkdir -p $(@D)
 	$(Q)echo "#define CONFIG_$$(getconf LONG_BIT)BIT 1" > $@
@@ -64,11 +93,14 @@ $(KMT_GEN)/generated/map-shift.h:
 
 # The quirks, found by probe compiles (kernel/maple/probe.sh): make rereads this
 # once it is (re)made.
-$(KMT_CONFIG): kernel/maple/probe.sh $(KSRC)/lib/maple_tree.c $(KSRC)/include/linux/maple_tree.h \
+$(KMT_CONFIG): kernel/maple/probe.sh $(wildcard $(KSRC)/lib/maple_tree.c $(KSRC)/include/linux/maple_tree.h) \
 		$(KMT_GEN_HDRS) $(wildcard kernel/maple/shim/*.h kernel/maple/shim/*/*.h)
 	@mkdir -p $(@D)
 	$(call msg,PROBE,$(KSRC))
-	$(Q)kernel/maple/probe.sh "$(CC)" "$(KSRC)" "$(KMT_GEN)" $@
+	$(Q)kernel/maple/probe.sh "$(CC)" "$(KSRC)" "$(KMT_GEN)" $@ 2>$@.log || \
+		printf 'KMT_PROBED_KSRC := %s\nKMT_CANNOT := %s (%s)\n' '$(KSRC)' \
+		"$$(grep '^probe: ' $@.log | tail -n 1 | sed 's/^probe: //; s/:$$//' | tr -d '$$#')" \
+		'the probe: $@.log' >$@
 -include $(KMT_CONFIG)
 # a config probed for another tree is made again
 ifneq ($(KMT_PROBED_KSRC),$(KSRC))
@@ -96,18 +128,18 @@ KMT_RULE_FLAVORS := $(KMT_FLAVORS) $(if $(HAVE_AFL),afl-cmplog) $(if $(OSSFUZZ_O
 KNOCMP_libfuzzer = $(NOCMP_FLAGS)
 
 define kernel_rules
-$(OBJDIR)/kernel-$(1)/.flags: FORCE
+$(KOBJ)/kernel-$(1)/.flags: FORCE
 	@mkdir -p $$(@D)
 	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KMT_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
 		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KMT_CFLAGS) $$(KNOCMP_$(1))' > $$@
 
-$(OBJDIR)/kernel-$(1)/kmt_unit.o: kernel/maple/kmt_unit.c kernel/maple/kmt.h $(OBJDIR)/kernel-$(1)/.flags \
+$(KOBJ)/kernel-$(1)/kmt_unit.o: kernel/maple/kmt_unit.c kernel/maple/kmt.h $(KOBJ)/kernel-$(1)/.flags \
 		$(KMT_CONFIG) $(KMT_GEN_HDRS)
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[kernel-$(1)] $$(KSRC)/lib/maple_tree.c)
 	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 
-$(OBJDIR)/kernel-$(1)/linux.o: $(KSRC)/tools/testing/shared/linux.c $(OBJDIR)/kernel-$(1)/.flags \
+$(KOBJ)/kernel-$(1)/linux.o: $(KSRC)/tools/testing/shared/linux.c $(KOBJ)/kernel-$(1)/.flags \
 		$(KMT_CONFIG) $(KMT_GEN_HDRS)
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[kernel-$(1)] $$<)
@@ -115,7 +147,7 @@ $(OBJDIR)/kernel-$(1)/linux.o: $(KSRC)/tools/testing/shared/linux.c $(OBJDIR)/ke
 
 # One object, every global but the kmt_ ones renamed kmt_k_<name> (the
 # list, from nm, is kept beside it as kmt.syms).
-$(OBJDIR)/kernel-$(1)/kmt.o: $(OBJDIR)/kernel-$(1)/kmt_unit.o $(OBJDIR)/kernel-$(1)/linux.o
+$(KOBJ)/kernel-$(1)/kmt.o: $(KOBJ)/kernel-$(1)/kmt_unit.o $(KOBJ)/kernel-$(1)/linux.o
 	$$(call msg,LD,$$@ (renamed))
 	$$(Q)$$(LD) -r -o $$@.tmp $$^
 	$$(Q)$$(NM) -g --defined-only $$@.tmp | \
@@ -124,13 +156,13 @@ $(OBJDIR)/kernel-$(1)/kmt.o: $(OBJDIR)/kernel-$(1)/kmt_unit.o $(OBJDIR)/kernel-$
 	$$(Q)$$(OBJCOPY) --redefine-syms=$$(@:.o=.syms) $$@.tmp $$@
 	$$(Q)rm -f $$@.tmp
 
-$(OBJDIR)/kernel-$(1)/kmt_backend.o: kernel/maple/kmt_backend.c kernel/maple/kmt.h $(OBJDIR)/kernel-$(1)/.flags \
+$(KOBJ)/kernel-$(1)/kmt_backend.o: kernel/maple/kmt_backend.c kernel/maple/kmt.h $(KOBJ)/kernel-$(1)/.flags \
 		$(KMT_CONFIG)
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[kernel-$(1)] $$<)
 	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_DEFS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 
-$(OBJDIR)/kernel-$(1)/kmt_known.o: kernel/maple/kmt_known.c $(OBJDIR)/kernel-$(1)/.flags
+$(KOBJ)/kernel-$(1)/kmt_known.o: kernel/maple/kmt_known.c $(KOBJ)/kernel-$(1)/.flags
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[kernel-$(1)] $$<)
 	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
@@ -149,55 +181,17 @@ $(KMT_TEST_BIN): $(OBJDIR)/test/tests/kernel/test_tree_kernel.o $(call kernel_ob
 	$(call msg,LD,$@)
 	$(Q)$(CC_test) $(LINK_test) $^ $(LDLIBS) -o $@
 
-# The kernel targets: kernel/*/kfuzz_<name>.c, linked as a model target is
-# (its engine or replay main, the harness and the model) with the kernel's
-# objects, into out/kernel/<flavor>/kfuzz_<name>.
-KFUZZ_SRCS    := $(wildcard kernel/*/kfuzz_*.c)
-KFUZZ_TARGETS := $(basename $(notdir $(KFUZZ_SRCS)))
-# KFUZZ_SRC_<target>: its source, in the folder of the backend it drives
-$(foreach s,$(KFUZZ_SRCS),$(eval KFUZZ_SRC_$(basename $(notdir $(s))) := $(s)))
-kfuzz_main_dir = $(if $(filter replay,$(1)),replay,engine)
-# the determinism check's driver, beside the engine entry
-KFUZZ_MAIN_stable = $(STABLE_MAIN)
-# $(call kfuzz_rules,FLAVOR,TARGET)
-define kfuzz_rules
-$(OUTDIR)/kernel/$(1)/$(2): $(KFUZZ_MAIN_$(1)) $(OBJDIR)/$(1)/$(call kfuzz_main_dir,$(1))/$(2).o \
-		$(call objs,$(1),$(KFUZZ_SRC_$(2))) \
-		$(call objs,$(1),$(LIB_SRCS)) $(call kernel_objs,$(1)) \
-		$(OBJDIR)/kernel-$(1)/kvma.o $(OBJDIR)/kernel-$(1)/kvma_backend.o
-	@mkdir -p $$(@D)
-	$$(call msg,LD,$$@)
-	$$(Q)$$(CC_$(1)) $$(LINK_$(1)) $$^ $$(LDLIBS) -o $$@
-endef
-$(foreach f,$(KMT_RULE_FLAVORS),$(foreach t,$(KFUZZ_TARGETS),$(eval $(call kfuzz_rules,$(f),$(t)))))
-KFUZZ_BINS := $(foreach f,$(KMT_FLAVORS),$(addprefix $(OUTDIR)/kernel/$(f)/,$(KFUZZ_TARGETS)))
+# What kfuzz_mtree links of the kernel (kernel/targets.mk links it), and
+# whether the tree can give it.
+KFUZZ_KOBJS_kfuzz_mtree = $(call kernel_objs,$(1))
+KFUZZ_CANNOT_kfuzz_mtree = $(KMT_CANNOT)
+KFUZZ_TESTS_kfuzz_mtree = $(KMT_TEST_BIN)
 
-# OSS-Fuzz (build.sh with $LIB_FUZZING_ENGINE, $OUT and a kernel tree in
-# $KSRC): the kernel targets beside the model's in $(OSSFUZZ_OUT), compiled
-# with OSS-Fuzz's $CFLAGS and linked as it links ($CXX, $LIB_FUZZING_ENGINE).
-ifneq ($(OSSFUZZ_OUT),)
-KFUZZ_OSS_BINS := $(addprefix $(OSSFUZZ_OUT)/,$(KFUZZ_TARGETS))
-define kfuzz_oss_rules
-$(OSSFUZZ_OUT)/$(1): $(OBJDIR)/oss-fuzz/engine/$(1).o $(call objs,oss-fuzz,$(KFUZZ_SRC_$(1))) \
-		$(call objs,oss-fuzz,$(LIB_SRCS)) $(call kernel_objs,oss-fuzz) \
-		$(OBJDIR)/kernel-oss-fuzz/kvma.o $(OBJDIR)/kernel-oss-fuzz/kvma_backend.o
-	@mkdir -p $$(@D)
-	$$(call msg,LD,$$@)
-	$$(Q)$$(CXX) $$(CXXFLAGS) $$^ $$(LIB_FUZZING_ENGINE) $$(LDLIBS) -o $$@
-endef
-$(foreach t,$(KFUZZ_TARGETS),$(eval $(call kfuzz_oss_rules,$(t))))
-.PHONY: kfuzz-oss-fuzz
-kfuzz-oss-fuzz: $(KFUZZ_OSS_BINS)
-endif
-
-.PHONY: kernel kernel-test kernel-check kfuzz kfuzz-stable
-kfuzz: $(KFUZZ_BINS)
-kfuzz-stable: $(addprefix $(OUTDIR)/kernel/stable/,$(KFUZZ_TARGETS))
-kernel: $(foreach f,$(KMT_FLAVORS),kernel-objs-$(f)) kernel-test kernel-vma kfuzz
+.PHONY: kernel-test kernel-check
 kernel-test: $(KMT_TEST_BIN)
 kernel-check: $(KMT_TEST_BIN)
 	$(KMT_TEST_BIN)
 
--include $(wildcard $(OBJDIR)/kernel-*/*.d)
+-include $(wildcard $(KOBJ)/kernel-*/*.d)
 
 endif

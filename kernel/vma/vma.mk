@@ -13,26 +13,29 @@
 #   make kernel-vma-objs-FLAVOR       FLAVOR: replay libfuzzer afl
 #
 # For each flavor F:
-#   $(call kernel_vma_objs,F) = kvma.o kvma_backend.o kmt.o kmt_known.o of $(OBJDIR)/kernel-F/
+#   $(call kernel_vma_objs,F) = kvma.o kvma_backend.o kmt.o kmt_known.o of $(KOBJ)/kernel-F/
 # kvma.o is mm/vma.c (with kernel/vma/kvma_unit.c around it) in a relocatable
 # object whose references to the maple tree are renamed with kmt.o's list
 # (kmt.syms: they bind to kmt.o's tree, nodes failable through the runtime)
 # and whose own globals are renamed kvma_k_<name> but the kvma_ ones, so it
 # links beside the model (vma_merge_new_range, validate_mm ...).
 
-kernel_vma_objs = $(OBJDIR)/kernel-$(1)/kvma.o $(OBJDIR)/kernel-$(1)/kvma_backend.o \
-	$(OBJDIR)/kernel-$(1)/kmt.o $(OBJDIR)/kernel-$(1)/kmt_known.o
+kernel_vma_objs = $(KOBJ)/kernel-$(1)/kvma.o $(KOBJ)/kernel-$(1)/kvma_backend.o \
+	$(KOBJ)/kernel-$(1)/kmt.o $(KOBJ)/kernel-$(1)/kmt_known.o
 
 ifneq ($(KERNEL_WANTED),)
 
 KVMA_CONFIG := $(KMT_OUT)/vma_config.mk
 
-$(KVMA_CONFIG): kernel/vma/probe.sh $(KMT_CONFIG) $(KSRC)/mm/vma.c $(KSRC)/mm/vma.h \
-		$(KSRC)/tools/testing/vma/vma_internal.h $(KMT_GEN_HDRS) \
+$(KVMA_CONFIG): kernel/vma/probe.sh $(KMT_CONFIG) $(wildcard $(KSRC)/mm/vma.c $(KSRC)/mm/vma.h \
+		$(KSRC)/tools/testing/vma/vma_internal.h) $(KMT_GEN_HDRS) \
 		$(wildcard kernel/vma/shim/*.h kernel/vma/shim/*/*.h)
 	@mkdir -p $(@D)
 	$(call msg,PROBE,$(KSRC) (vma))
-	$(Q)kernel/vma/probe.sh "$(CC)" "$(KSRC)" "$(KMT_GEN)" "$(KMT_QUIRK_CFLAGS)" $@
+	$(Q)kernel/vma/probe.sh "$(CC)" "$(KSRC)" "$(KMT_GEN)" "$(KMT_QUIRK_CFLAGS)" $@ 2>$@.log || \
+		printf 'KVMA_PROBED_KSRC := %s\nKVMA_CANNOT := %s (%s)\n' '$(KSRC)' \
+		"$$(grep '^vma_probe: ' $@.log | tail -n 1 | sed 's/^vma_probe: //; s/:$$//' | tr -d '$$#')" \
+		'the probe: $@.log' >$@
 -include $(KVMA_CONFIG)
 ifneq ($(KVMA_PROBED_KSRC),$(KSRC))
 $(KVMA_CONFIG): FORCE
@@ -51,30 +54,30 @@ KVMA_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Werror=implicit-function-declaration 
 	-DKVMA_LAYOUT_NAME='"$(KVMA_LAYOUT)"' $(KVMA_DEFS)
 
 define kernel_vma_rules
-$(OBJDIR)/kernel-$(1)/.vma-flags: FORCE
+$(KOBJ)/kernel-$(1)/.vma-flags: FORCE
 	@mkdir -p $$(@D)
 	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
 		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' > $$@
 
-$(OBJDIR)/kernel-$(1)/kvma_unit.o: kernel/vma/kvma_unit.c kernel/vma/kvma.h $(OBJDIR)/kernel-$(1)/.vma-flags \
+$(KOBJ)/kernel-$(1)/kvma_unit.o: kernel/vma/kvma_unit.c kernel/vma/kvma.h $(KOBJ)/kernel-$(1)/.vma-flags \
 		$(KVMA_CONFIG) $(KMT_GEN_HDRS)
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[kernel-$(1)] $$(KSRC)/mm/vma.c)
 	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 
 # Renamed: the maple tree's names as kmt.o has them, ours kvma_k_<name>.
-$(OBJDIR)/kernel-$(1)/kvma.o: $(OBJDIR)/kernel-$(1)/kvma_unit.o $(OBJDIR)/kernel-$(1)/kmt.o
+$(KOBJ)/kernel-$(1)/kvma.o: $(KOBJ)/kernel-$(1)/kvma_unit.o $(KOBJ)/kernel-$(1)/kmt.o
 	$$(call msg,LD,$$@ (renamed))
 	$$(Q)$$(LD) -r -o $$@.tmp $$<
-	$$(Q){ cat $$(OBJDIR)/kernel-$(1)/kmt.syms; \
+	$$(Q){ cat $$(KOBJ)/kernel-$(1)/kmt.syms; \
 		$$(NM) -g --defined-only $$@.tmp | \
 		awk 'NF == 3 && $$$$3 !~ /^(kvma_|_+(asan|ubsan|sancov|odr_asan|start_|stop_))/ \
 			{ print $$$$3, "kvma_k_" $$$$3 }'; } > $$(@:.o=.syms)
 	$$(Q)$$(OBJCOPY) --redefine-syms=$$(@:.o=.syms) $$@.tmp $$@
 	$$(Q)rm -f $$@.tmp
 
-$(OBJDIR)/kernel-$(1)/kvma_backend.o: kernel/vma/kvma_backend.c kernel/vma/kvma_backend.h \
-		kernel/vma/kvma.h kernel/maple/kmt.h $(OBJDIR)/kernel-$(1)/.vma-flags $(KVMA_CONFIG)
+$(KOBJ)/kernel-$(1)/kvma_backend.o: kernel/vma/kvma_backend.c kernel/vma/kvma_backend.h \
+		kernel/vma/kvma.h kernel/maple/kmt.h $(KOBJ)/kernel-$(1)/.vma-flags $(KVMA_CONFIG)
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[kernel-$(1)] $$<)
 	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
@@ -92,6 +95,12 @@ $(KVMA_TEST_BIN): $(OBJDIR)/test/tests/kernel/test_vma_kernel.o $(call kernel_vm
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC_test) $(LINK_test) $^ $(LDLIBS) -o $@
+
+# What kfuzz_vma links of the kernel (kernel/targets.mk links it), and
+# whether the tree can give it: not without the maple tree.
+KFUZZ_KOBJS_kfuzz_vma = $(call kernel_vma_objs,$(1))
+KFUZZ_CANNOT_kfuzz_vma = $(or $(KMT_CANNOT),$(KVMA_CANNOT))
+KFUZZ_TESTS_kfuzz_vma = $(KVMA_TEST_BIN)
 
 .PHONY: kernel-vma kernel-vma-test kernel-vma-check
 kernel-vma: $(foreach f,$(KMT_FLAVORS),kernel-vma-objs-$(f)) kernel-vma-test

@@ -107,7 +107,7 @@ CC_libfuzzer     = $(FUZZ_CC)
 # fuzz/nocov.txt: the invariant checks get no coverage instrumentation
 # No indirect-call tracing: libFuzzer feeds it only to -use_value_profile,
 # which our runs do not use, and every call through a backend's table or a
-# visitor paid for it (a fifteenth of a kfuzz_mtree run's instructions).
+# visitor paid for it (docs/results/benchmarks.md).
 FLAGS_libfuzzer  = -g -O2 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-link \
 		   -fno-sanitize-coverage=indirect-calls \
 		   -fsanitize-coverage-ignorelist=fuzz/nocov.txt
@@ -116,9 +116,10 @@ FLAGS_libfuzzer  = -g -O2 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-li
 # fuzz/run/main_engine.c) draw from. That pays where a program's bytes are
 # compared: the decoder and the argument resolution in fuzz/. The model and
 # the scheduler compare addresses, counts and states derived from the run,
-# after every step; tracing those was a quarter of a fuzz_mm run and gave
-# the mutations nothing to use. The same holds for the backend seam's
-# adapters, comparisons and reference maps (a fifth of a kfuzz_mtree run).
+# after every step; tracing those was a large share of a fuzz_mm run and
+# gave the mutations nothing to use. The same holds for the backend seam's
+# adapters, comparisons and reference maps (the figures:
+# docs/results/benchmarks.md).
 # Edge coverage of them stays.
 NOCMP_SRCS       := $(MODEL_SRCS) fuzz/targets/exec.c $(wildcard fuzz/tree/*.c) \
 		    fuzz/as/as_pair.c fuzz/as/as_diff.c fuzz/as/model_backend.c \

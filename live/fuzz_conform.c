@@ -160,8 +160,8 @@ static void server_path(char *buf, size_t len)
  * this runs on now: they take turns (a request, its reply), so nothing runs
  * less in parallel, and a copy-on-write fault or an unmap in a real process
  * then has no other CPU's TLB to flush (an interrupt to it, costly in a
- * virtual machine). Side by side over fuzz_mm's grown corpus, conform took
- * 4.6 s so and 7.3 s unpinned.
+ * virtual machine). Pinned, conform ran clearly faster over a grown fuzz_mm
+ * corpus (docs/results/fidelity.md).
  */
 static void one_cpu(void)
 {
@@ -257,10 +257,10 @@ static _Noreturn void differ(const struct prog *p, unsigned step)
 
 /*
  * Why @p, which conform could run, is not run here, or NULL. map_limit
- * fills a real process up to vm.max_map_count (65530 VMAs: 32,000
- * mprotects), and each fork and exit of it then copies or frees them all:
- * over a grown corpus of fuzz_mm, conform took 349 ms a program with
- * map_limit and 60 ms one without (one in seven had it, half the time).
+ * fills a real process up to vm.max_map_count (65530 VMAs by default: tens
+ * of thousands of mprotects), and each fork and exit of it then copies or
+ * frees them all: the few programs with map_limit took much of conform's
+ * time over a grown fuzz_mm corpus (docs/results/fidelity.md).
  * vmafuzz conform runs them (tests/conform.sh, --random).
  */
 static const char *too_slow(const struct prog_desc *d, const struct prog *p)

@@ -12,8 +12,8 @@
 # input's first real process, is built without sanitizers (tool flavor) so
 # that the real processes stay small, and static: without ld.so and libc's
 # mappings each real process has half the VMAs, which every fork copies and
-# every read of smaps and smaps_rollup after every call walks (fuzz_conform
-# ran 1.2 times as fast, side by side; docs/fidelity.md).
+# every read of smaps and smaps_rollup after every call walks (measured side
+# by side: docs/results/fidelity.md).
 
 FUZZ_CONFORM_SRCS   := live/fuzz_conform.c live/conform_run.c live/live_backend.c \
 		       live/conform_model.c live/conform_ops.c live/real_proc.c \

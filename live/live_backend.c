@@ -47,7 +47,8 @@ _Static_assert(KVM_READ == AS_VM_READ && KVM_WRITE == AS_VM_WRITE && KVM_EXEC ==
 
 /* The files of /proc/PID read after every call: opened at the first read
  * and kept until the process is forgotten (an open and a close of each, for
- * each process after each call, were a tenth of fuzz_conform's time). */
+ * each process after each call, cost fuzz_conform a visible share of its
+ * time: docs/results/fidelity.md). */
 enum { RP_SMAPS, RP_ROLLUP, RP_PAGEMAP, RP_MEM, RP_FILES };
 
 /* One real process. */
@@ -683,8 +684,8 @@ int as_live_rollup(void *as, unsigned proc, struct krest *win, char *err, size_t
 	 * their shared or private count whenever any process of the machine
 	 * maps or unmaps the same file pages (libc, this program): until the
 	 * rollup read before and after smaps agrees (any such change moves its
-	 * totals; a rollup costs a third of a whole smaps), letting the others
-	 * run between tries */
+	 * totals; a rollup costs a fraction of a whole smaps), letting the
+	 * others run between tries */
 	for (unsigned tries = 0; tries < 64; tries++) {
 		if (tries >= 4)
 			sched_yield();

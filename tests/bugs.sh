@@ -3,7 +3,7 @@
 # The known-bug suite, short: three planted bugs of different families must
 # each be found from the seed corpus within a minute by some target
 # (./build.sh bugs --expect-found), and no normal build may carry a switch.
-# The full table (10 minutes per run, 3 runs) is in bugs/README.md. Run by
+# The full tables are in docs/results/known-bugs.md. Run by
 # ./build.sh test with OUT and ROOT set.
 set -u
 cd "$ROOT"

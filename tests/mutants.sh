@@ -4,7 +4,7 @@
 # by them; one they do not kill is fuzzed and reported killed or survived,
 # a survivor with its diff; the list and the table agree; bad command lines
 # exit 2. The real run (100+ mutants, 60 s each) is for the notes
-# (docs/mutation.md). Run by ./build.sh test with OUT and ROOT set.
+# (docs/mutation-testing.md). Run by ./build.sh test with OUT and ROOT set.
 set -u
 cd "$ROOT"
 . tests/shlib

@@ -2,8 +2,8 @@
 /*
  * The address-space seam: what a target does to "the processes and their
  * address spaces", for any implementation. The model (model_backend.c) is the
- * first backend; the live kernel, through real processes (tools/
- * live_backend.c), is another; the kernel's own mm/vma.c compiled from a
+ * first backend; the live kernel, through real processes
+ * (live/live_backend.c), is another; the kernel's own mm/vma.c compiled from a
  * kernel tree is the third. The executor (mm_run.h), conform and the
  * checks that compare two backends reach an address space only through
  * these operations.

@@ -40,9 +40,9 @@ struct pair {
 };
 
 /*
- * The scratch for the two views of a check, one for the program: zeroed per
- * input at 96 KiB it was a tenth of a kfuzz_vma run, and allocated per
- * input still the pair's largest allocation.
+ * The scratch for the two views of a check, one for the program: zeroed or
+ * allocated per input, it was the pair's largest allocation and a visible
+ * share of a kfuzz_vma run (docs/results/benchmarks.md).
  */
 static struct as_vma pair_views[2 * PAIR_VMAS];
 

@@ -60,9 +60,9 @@ void __libfuzzer_is_present(void) __attribute__((weak));
  * -entropic_scale_per_exec_time=1: an input's energy (how often it is
  * mutated) is scaled down as it runs longer. A program's cost grows with
  * its trees and processes, and without this libFuzzer spent most of its
- * time on the largest ones: over 5 minutes kfuzz_mtree ran at 622 exec/s,
- * and at 3,855 with it, with as many edges (docs/benchmarks.md). A target
- * whose costly programs are the point (flat_energy) says =0.
+ * time on the largest ones, for no more edges (docs/benchmarks.md; the
+ * figures in docs/results/benchmarks.md). A target whose costly programs
+ * are the point (flat_energy) says =0.
  */
 static const char *engine_defaults[] = {"-entropic_scale_per_exec_time=1"};
 static char **engine_argv; /* what libFuzzer reads from now on */

@@ -164,8 +164,9 @@ static void on_switch(void *arg, const struct fiber *to, const struct fiber *fro
 		h = (h ^ (step >= 0 ? x->prog.ops[step].code : 0xffu)) * 16777619u;
 		h = mix_str(h, f[i]->wait_what);
 	}
-	/* seen or not: hit counts (8 buckets per counter to libFuzzer) made
-	 * the corpus twice as large for no new pairs, and the engine slower */
+	/* seen or not: with hit counts (8 buckets per counter to libFuzzer)
+	 * the corpus grew with no new pairs, and the engine slowed with it
+	 * (docs/results/benchmarks.md) */
 	interleave_counters[h % INTERLEAVE_COUNTERS] = 1;
 }
 

@@ -161,8 +161,8 @@ const struct fuzz_target fuzz_fork_target = {
     .desc = &fork_desc,
     .run = fork_run,
     /* With the scaling, the programs whose forks fail around a file VMA
-     * while a walker waits got little energy: zero_entry_walker in 300 s
-     * runs, missed once in three (13.5 s, 119.8 s), and found in all three
-     * without it (3.9, 13.0, 32.1 s); docs/benchmarks.md */
+     * while a walker waits got little energy, and zero_entry_walker was
+     * missed in runs that found it without the scaling (docs/benchmarks.md,
+     * docs/results/benchmarks.md) */
     .flat_energy = true,
 };

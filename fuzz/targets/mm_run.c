@@ -243,8 +243,9 @@ static bool run_call(struct mm_exec *m, struct mm_call *c, const struct prog_op 
 {
 	/*
 	 * The views of this call: only a call that started alone takes them,
-	 * so one pair serves the program (a malloc of 96 KiB for each call
-	 * with fail_at was most of the bytes a kfuzz_vma program allocated).
+	 * so one pair serves the program (a malloc of both for each call with
+	 * fail_at outweighed what the rest of a kfuzz_vma program allocated:
+	 * docs/results/benchmarks.md).
 	 */
 	static struct view views[2];
 	struct view *before = NULL, *after = NULL;

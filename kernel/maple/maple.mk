@@ -123,8 +123,8 @@ KMT_RULE_FLAVORS := $(KMT_FLAVORS) $(if $(HAVE_AFL),afl-cmplog) $(if $(OSSFUZZ_O
 # reason the model gets none (Makefile, NOCMP_FLAGS): they compare indices,
 # pivots and gaps derived from the run, and the validators that run after
 # every step and inside the kernel's writes call the same walkers, so their
-# tracing cannot be left out by function name alone. Measured side by side
-# in docs/benchmarks.md.
+# tracing cannot be left out by function name alone. Why and how it was
+# measured: docs/benchmarks.md; the figures: docs/results/benchmarks.md.
 KNOCMP_libfuzzer = $(NOCMP_FLAGS)
 
 define kernel_rules

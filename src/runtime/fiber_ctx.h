@@ -4,7 +4,9 @@
  * save the callee-saved registers and swap stack pointers: unlike
  * swapcontext, no system call (it saves and restores the signal mask), and
  * unlike _longjmp, no sanitizer interceptor (ASan's makes one sigaltstack
- * call per jump); either cost a third of a fuzz_mm run. Elsewhere ucontext.
+ * call per jump): a program switches at every lock and RCU boundary, so
+ * either was a large share of a run (docs/results/benchmarks.md).
+ * Elsewhere ucontext.
  * AddressSanitizer is told of every switch by the caller (sched.c).
  */
 #ifndef VMAFUZZ_FIBER_CTX_H

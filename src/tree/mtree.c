@@ -36,8 +36,9 @@ struct mt_items {
 /*
  * The scratch arrays of a write (the ranges of the subtree it rebuilds, their
  * gaps) come from a small cache of this thread's instead of malloc: a write
- * makes several, and their allocation was a tenth of a fuzz_mm run under
- * ASan. They are the harness's memory, not the model's (never failed).
+ * makes several, and under ASan every malloc and free unwinds the stack
+ * (docs/results/benchmarks.md). They are the harness's memory, not the
+ * model's (never failed).
  * Which writes find one there depends on the writes before, so the cache is
  * emptied between programs (mt_scratch_release).
  */

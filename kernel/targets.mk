@@ -21,7 +21,7 @@ KFUZZ_ALL     := $(basename $(notdir $(KFUZZ_SRCS)))
 $(foreach s,$(KFUZZ_SRCS),$(eval KFUZZ_SRC_$(basename $(notdir $(s))) := $(s)))
 KFUZZ_TARGETS := $(strip $(foreach t,$(KFUZZ_ALL),$(if $(KFUZZ_CANNOT_$(t)),,$(t))))
 KFUZZ_NOT     := $(filter-out $(KFUZZ_TARGETS),$(KFUZZ_ALL))
-kfuzz_main_dir = $(if $(filter replay,$(1)),replay,engine)
+kfuzz_main_dir = $(if $(filter replay coverage,$(1)),replay,engine)
 # the determinism check's driver, beside the engine entry
 KFUZZ_MAIN_stable = $(STABLE_MAIN)
 

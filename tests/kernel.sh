@@ -91,6 +91,16 @@ expect 0 "" kmake "$OUT/kernel/replay/kfuzz_mtree" KSRC="$K"
 # not a tree at all
 expect 2 'not a folder, nor 6.1, 6.12 or current' kmake kernel-notes KSRC="$T/nothing"
 
+# which of the kernel's lines the corpora reach: a figure per kernel file,
+# the functions never run and the merge decision's conditions listed
+expect 0 'lib/maple_tree.c +lines +[0-9.]+% \([1-9][0-9]*/[0-9]+\) +functions' scripts/kernel-coverage.sh
+grep -Eq 'mm/vma.c +lines +[0-9.]+% \([1-9]' "$T/out" && ok || bad "kernel-coverage printed no line of mm/vma.c"
+grep -q '^lib/maple_tree.c: ' "$OUT/kernel/$key/coverage-report/unreached.txt" && ok ||
+	bad "kernel-coverage listed no unreached function of lib/maple_tree.c"
+grep -Eq '^  merge-decision conditions not seen both ways: [0-9]+' "$T/out" &&
+	[ -f "$OUT/kernel/$key/coverage-report/merge-conditions.txt" ] && ok ||
+	bad "kernel-coverage did not read the merge decision's conditions"
+
 # OSS-Fuzz's contract (libFuzzer + ASan) with a kernel tree: the kernel
 # targets beside the model's, each with its twin's seeds, dictionary and
 # options, running OSS-Fuzz's 4-input check
@@ -115,6 +125,21 @@ for k in kfuzz_mtree kfuzz_vma; do
 	fi
 done
 rm -rf "$T/oss"
+# ... and under MemorySanitizer, as OSS-Fuzz's MSan builder sets it up: the
+# kernel's objects renamed and linked (no name twice in objcopy's list),
+# the seeds of each twin running clean
+mkdir -p "$T/msan"
+if make -s --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" OUTDIR="$T/msan/out" \
+	OSSFUZZ_OUT="$T/msan/o" KSRC="$K" KSRC_RECORD=no CC=clang CXX=clang++ \
+	CFLAGS="-O1 -gline-tables-only -fsanitize=memory -fsanitize-memory-track-origins -fsanitize=fuzzer-no-link" \
+	CXXFLAGS=-fsanitize=memory LIB_FUZZING_ENGINE=-fsanitize=fuzzer kfuzz-oss-fuzz >"$T/msan.log" 2>&1; then
+	ok
+	expect 0 'Done [0-9]+ runs' "$T/msan/o/kfuzz_vma" -runs=0 "$OUT/corpus/fuzz_mm"
+	expect 0 'Done [0-9]+ runs' "$T/msan/o/kfuzz_mtree" -runs=0 "$OUT/corpus/fuzz_mtree"
+else
+	bad "MemorySanitizer build of the kernel targets"; tail -n 20 "$T/msan.log"
+fi
+rm -rf "$T/msan"
 
 # the AFL++ flavor (./build.sh fuzz --afl kfuzz_mtree) runs a seed and
 # fills AFL++'s map

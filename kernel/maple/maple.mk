@@ -72,7 +72,7 @@ KTREE_IN_USE := $(if $(and $(KTREE_SPEC),$(filter-out yes,$(KSRC_RECORD))),,yes)
 $(shell mkdir -p $(KMT_OUT) && printf 'path %s\nversion %s\nkey %s\n' '$(KSRC)' \
 	'$(KTREE_VERSION)' '$(KTREE_KEY)' >$(KMT_OUT)/tree.tmp && mv $(KMT_OUT)/tree.tmp $(KMT_OUT)/tree)
 ifeq ($(KTREE_IN_USE),yes)
-KTREE_LINKS := replay libfuzzer afl afl-cmplog stable tests
+KTREE_LINKS := replay libfuzzer afl afl-cmplog stable coverage tests
 $(shell cd $(OUTDIR)/kernel && ln -sfn $(KTREE_KEY) current && \
 	for d in $(KTREE_LINKS); do [ -L $$d ] || rm -rf $$d; ln -sfn current/$$d $$d; done)
 endif
@@ -117,7 +117,7 @@ KMT_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Ikernel/maple/shim -I$(KMT_GEN) \
 KMT_FLAVORS := replay libfuzzer $(if $(HAVE_AFL),afl)
 # Flavors with rules but built only when asked for (./build.sh fuzz --afl
 # asks for afl-cmplog, afl-fuzz's -c binary).
-KMT_RULE_FLAVORS := $(KMT_FLAVORS) $(if $(HAVE_AFL),afl-cmplog) $(if $(OSSFUZZ_OUT),oss-fuzz) stable
+KMT_RULE_FLAVORS := $(KMT_FLAVORS) $(if $(HAVE_AFL),afl-cmplog) $(if $(OSSFUZZ_OUT),oss-fuzz) stable coverage
 
 # The kernel's files get edge coverage but no comparison tracing, for the
 # reason the model gets none (Makefile, NOCMP_FLAGS): they compare indices,
@@ -151,7 +151,7 @@ $(KOBJ)/kernel-$(1)/kmt.o: $(KOBJ)/kernel-$(1)/kmt_unit.o $(KOBJ)/kernel-$(1)/li
 	$$(call msg,LD,$$@ (renamed))
 	$$(Q)$$(LD) -r -o $$@.tmp $$^
 	$$(Q)$$(NM) -g --defined-only $$@.tmp | \
-		awk 'NF == 3 && $$$$3 !~ /^(kmt_|_+(asan|ubsan|sancov|odr_asan|start_|stop_))/ \
+		awk 'NF == 3 && $$$$3 !~ /^(kmt_|_+(asan|ubsan|msan|tsan|sancov|odr_asan|llvm|prof|start_|stop_))/ \
 			{ print $$$$3, "kmt_k_" $$$$3 }' > $$(@:.o=.syms)
 	$$(Q)$$(OBJCOPY) --redefine-syms=$$(@:.o=.syms) $$@.tmp $$@
 	$$(Q)rm -f $$@.tmp

@@ -65,14 +65,15 @@ $(KOBJ)/kernel-$(1)/kvma_unit.o: kernel/vma/kvma_unit.c kernel/vma/kvma.h $(KOBJ
 	$$(call msg,CC,[kernel-$(1)] $$(KSRC)/mm/vma.c)
 	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 
-# Renamed: the maple tree's names as kmt.o has them, ours kvma_k_<name>.
+# Renamed: the maple tree's names as kmt.o has them, ours kvma_k_<name>
+# (a name both define, as a sanitizer's may be, once: objcopy refuses two).
 $(KOBJ)/kernel-$(1)/kvma.o: $(KOBJ)/kernel-$(1)/kvma_unit.o $(KOBJ)/kernel-$(1)/kmt.o
 	$$(call msg,LD,$$@ (renamed))
 	$$(Q)$$(LD) -r -o $$@.tmp $$<
 	$$(Q){ cat $$(KOBJ)/kernel-$(1)/kmt.syms; \
 		$$(NM) -g --defined-only $$@.tmp | \
-		awk 'NF == 3 && $$$$3 !~ /^(kvma_|_+(asan|ubsan|sancov|odr_asan|start_|stop_))/ \
-			{ print $$$$3, "kvma_k_" $$$$3 }'; } > $$(@:.o=.syms)
+		awk 'NF == 3 && $$$$3 !~ /^(kvma_|_+(asan|ubsan|msan|tsan|sancov|odr_asan|llvm|prof|start_|stop_))/ \
+			{ print $$$$3, "kvma_k_" $$$$3 }'; } | awk '!seen[$$$$1]++' > $$(@:.o=.syms)
 	$$(Q)$$(OBJCOPY) --redefine-syms=$$(@:.o=.syms) $$@.tmp $$@
 	$$(Q)rm -f $$@.tmp
 

@@ -73,8 +73,9 @@ MODEL_SRCS   := $(wildcard src/*/*.c)
 HARNESS_SRCS := $(filter-out fuzz/run/main_%.c,$(wildcard fuzz/*/*.c fuzz/*/*/*.c))
 LIB_SRCS     := $(MODEL_SRCS) $(HARNESS_SRCS)
 # the real-kernel runner as the tool links it: all of live/ but the
-# server's main (out/conform-server, live/live.mk)
-LIVE_SRCS    := $(filter-out live/server_main.c,$(wildcard live/*.c))
+# programs of their own (the server's main, out/conform-server, live/live.mk;
+# the guest's init, live/vm/vm.mk)
+LIVE_SRCS    := $(filter-out live/server_main.c live/vm/guest_init.c,$(wildcard live/*.c live/vm/*.c))
 TOOL_SRCS    := $(wildcard tools/*.c tools/triage/*.c bench/*.c) tools/repro/repro_emit.c \
 		$(LIVE_SRCS)
 TEST_SRCS    := $(wildcard tests/test_*.c)
@@ -322,6 +323,12 @@ $(TOOL_BIN): $(call objs,tool,$(TOOL_SRCS) $(LIB_SRCS))
 	@mkdir -p $(@D)
 	$(call msg,LD,$@)
 	$(Q)$(CC_tool) $(LINK_tool) $^ $(LDLIBS) -o $@
+
+# A unit test of a part above the harness links that part's sources too.
+TEST_LINKS_test_vm_console := live/vm/console.c
+TEST_LINKS_test_vm_initramfs := live/vm/initramfs.c
+$(foreach t,$(TESTS),$(eval $(OUTDIR)/tests/$(t): $(call objs,test,$(TEST_LINKS_$(t)))))
+$(foreach t,$(TESTS),$(eval $(OBJDIR)/gcc-check/bin/tests/$(t): $(call objs,gcc-check,$(TEST_LINKS_$(t)))))
 
 $(TEST_BINS): $(OUTDIR)/tests/%: $(OBJDIR)/test/tests/%.o $(call objs,test,$(LIB_SRCS))
 	@mkdir -p $(@D)
@@ -578,8 +585,10 @@ FORCE:
 # A failed compile must not leave a truncated object behind.
 .DELETE_ON_ERROR:
 
-# fuzz_conform, the model against this machine's kernel (live/live.mk).
+# fuzz_conform, the model against this machine's kernel (live/live.mk), and
+# the virtual machine's guest init (live/vm/vm.mk).
 include live/live.mk
+include live/vm/vm.mk
 
 # The kernel backends (kernel/maple/maple.mk, kernel/vma/vma.mk): rules only
 # for their goals (make kernel ...); the vma backend's goals are kernel goals too.

@@ -116,9 +116,11 @@ static bool remap_elsewhere(struct mm *mm, const struct mm_call *c)
 	if (c->code != MMF_OP_MREMAP || !(flags & 1) || (flags & 2))
 		return false; /* no move, or a fixed one */
 	if (flags & 4) {
-		/* MREMAP_DONTUNMAP's new address is a hint, taken when free */
+		/* MREMAP_DONTUNMAP's new address is a hint, taken when free,
+		 * a stack's guard gap counting as taken (vm_start_gap) */
 		v = mm_find_vma(mm, c->to);
-		return c->to + c->to_len > mm->mmap_max || (v && v->start < c->to + c->to_len);
+		return c->to + c->to_len > mm->mmap_max ||
+		       (v && vm_start_gap(v) < c->to + c->to_len);
 	}
 	if (c->to_len <= c->len)
 		return false; /* shrinks in place */

@@ -17,8 +17,8 @@
 
 FUZZ_CONFORM_SRCS   := live/fuzz_conform.c live/conform_run.c live/live_backend.c \
 		       live/conform_model.c live/conform_ops.c live/real_proc.c \
-		       live/server.c live/conform_probe.c live/ksys.c
-CONFORM_SERVER_SRCS := live/server_main.c live/server.c live/real_proc.c live/ksys.c
+		       live/server.c live/conform_probe.c live/ksys.c live/wait.c
+CONFORM_SERVER_SRCS := live/server_main.c live/server.c live/real_proc.c live/ksys.c live/wait.c
 FUZZ_CONFORM        := $(OUTDIR)/libfuzzer/fuzz_conform
 CONFORM_SERVER      := $(OUTDIR)/conform-server
 

@@ -8,6 +8,7 @@
 #include "live_backend.h"
 #include "conform_ops.h"
 #include "real_proc_proto.h"
+#include "wait.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +31,7 @@
 /* The model's files as memfds: every offset a program can map (its @ page in
  * the window, plus a length) lies inside. */
 #define LIVE_FILE_SIZE (CONFORM_HI - CONFORM_LO + (1ull << 20))
-#define LIVE_TIMEOUT_MS 20000
+
 #define LIVE_VMAS 4096
 #define LIVE_EVFDS (MMF_MAX_PROCS * MMF_FDS) /* every process's userfaultfds */
 
@@ -132,7 +133,7 @@ static int wait_reply(struct rproc *r, struct pollfd *more, unsigned nmore)
 	for (unsigned i = 0; i < nmore; i++)
 		pf[2 + i] = more[i];
 	for (;;) {
-		int n = poll(pf, 2 + nmore, LIVE_TIMEOUT_MS);
+		int n = poll(pf, 2 + nmore, live_timeout_ms());
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -282,7 +283,7 @@ static bool end_proc(struct live *l, struct rproc *r)
 
 	kmsg_send(r->sock, &q, sizeof(q), NULL, 0);
 	do
-		n = poll(&pf, 1, LIVE_TIMEOUT_MS);
+		n = poll(&pf, 1, live_timeout_ms());
 	while (n < 0 && errno == EINTR);
 	if (n <= 0) {
 		snprintf(l->err, sizeof(l->err), "real process %d does not exit", (int)r->pid);

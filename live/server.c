@@ -2,6 +2,7 @@
 /* fuzz_conform's server, both sides (server.h). */
 #include "server.h"
 #include "real_proc_proto.h"
+#include "wait.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +14,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#define ZYGOTE_TIMEOUT_MS 20000
 
 extern char **environ;
 
@@ -35,7 +34,7 @@ static int zwait(void)
 	int n;
 
 	do
-		n = poll(&pf, 1, ZYGOTE_TIMEOUT_MS);
+		n = poll(&pf, 1, live_timeout_ms());
 	while (n < 0 && errno == EINTR);
 	if (n == 0)
 		errno = ETIMEDOUT;

@@ -146,7 +146,20 @@ printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\nmremap p0 @0x10:5 
 expect 0 'skipped: operation 1 .*an mremap where 6.12 \(the model\) and 6.18 differ' "$V" conform "$T/r618.txt"
 printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\nmmap p0 @0x14:4 r,w private f0 fixed\nmremap p0 @0x10:4 n8 maymove at_gap k0\n' >"$T/there.txt"
 expect 0 'skipped: operation 2 .*mremap moves the range to an address the kernel picks' "$V" conform "$T/there.txt"
+# a MREMAP_DONTUNMAP hint inside a stack's guard gap: the kernel does not
+# take it (vm_start_gap), which the check sees before the call
+printf 'target fuzz_mm\nmmap p0 @0x180:4 r,w,growsdown private f0 fixed\nmmap p0 @0x10:4 r,w private f0 fixed\ntouch p0 @0x10:4 write\nmremap p0 @0x10:4 n4 maymove,dontunmap up k0x90\n' >"$T/gap.txt"
+expect 0 'skipped: operation 3 .*mremap moves the range to an address the kernel picks' "$V" conform "$T/gap.txt"
 printf 'target fuzz_mm\nmmap p0 @0x10:end r,w,populate private f0 fixed\n' >"$T/cap.txt"
 expect 0 'skipped: operation 0 .*populates more pages than the model' "$V" conform "$T/cap.txt"
+
+# --mark names each program on stderr; --print-random prints the program a
+# random run would run under that number, the same every time
+expect 0 'vmafuzz: program r7\.1$' "$V" conform --mark --random 2 --seed 7 --ops 8
+"$V" conform --random 3 --seed 7 --ops 8 --print-random 2 >"$T/p2a.txt" 2>&1
+"$V" conform --random 9 --seed 7 --ops 8 --print-random 2 >"$T/p2b.txt" 2>&1
+[ -s "$T/p2a.txt" ] && cmp -s "$T/p2a.txt" "$T/p2b.txt" && grep -q '^target fuzz_mm' "$T/p2a.txt" && ok ||
+	bad "--print-random 2 printed no program, or not the same one"
+expect 2 'print-random K needs --random N with K < N' "$V" conform --random 2 --print-random 2
 
 finish

@@ -27,8 +27,20 @@
 
 struct opts {
 	struct conform_opts run;
-	int model_zero; /* --model-zero-page yes|no (1|0), else -1: as the probe says */
+	int model_zero;	      /* --model-zero-page yes|no (1|0), else -1: as the probe says */
+	bool mark;	      /* --mark: "vmafuzz: program <id>" on stderr before each */
+	int64_t print_random; /* --print-random K: print random program K, run nothing */
 };
+
+/* The line a guest's console reader takes a program's id from
+ * (live/vm/console.h): a random program is r<seed>.<index>. */
+static void mark(const struct opts *o, const char *id)
+{
+	if (o->mark) {
+		fprintf(stderr, "vmafuzz: program %s\n", id);
+		fflush(stderr);
+	}
+}
 
 /* ---- programs from files -------------------------------------------------- */
 
@@ -44,6 +56,7 @@ static int run_files(int n, char **files, const struct opts *o)
 		uint8_t *data;
 		size_t size;
 
+		mark(o, files[i]);
 		data = load_input(t, files[i], &size, stderr);
 		if (!data)
 			return 2;
@@ -164,6 +177,17 @@ static int run_random(uint64_t n, uint64_t seed, unsigned nops, const struct opt
 		conform_gen_prog(&gen, nops, &p);
 		snprintf(name, sizeof(name), "random program %" PRIu64 " (seed %" PRIu64 ")",
 			 done + skipped, seed);
+		if (o->print_random >= 0) {
+			if ((uint64_t)o->print_random > done + skipped) {
+				done++; /* (counts programs made: none is run) */
+				continue;
+			}
+			printf("# vmafuzz conform --random: %s, %u operations\n", name, nops);
+			prog_print(stdout, d, &p, -1);
+			return 0;
+		}
+		snprintf(why, sizeof(why), "r%" PRIu64 ".%" PRIu64, seed, done + skipped);
+		mark(o, why);
 		r = conform_run(d, &p, name, &o->run, &regen, &t, &agreed, why, sizeof(why));
 		if (r == CONFORM_FAILED) {
 			fprintf(stderr, "--- the program that failed to run ---\n");
@@ -316,11 +340,28 @@ int cmd_conform(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.model_zero = -1;
+	o.print_random = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
 		if (flag(a, &o))
 			continue;
+		if (!strcmp(a, "--mark")) {
+			o.mark = true;
+			continue;
+		}
+		if (!strcmp(a, "--print-random")) {
+			uint64_t k;
+
+			if (i + 1 >= argc || !parse_u64(argv[i + 1], INT64_MAX, &k))
+				return cmd_usage_error("conform",
+						       "--print-random takes a program's "
+						       "number, not '%s'",
+						       i + 1 < argc ? argv[i + 1] : "");
+			o.print_random = (int64_t)k;
+			i++;
+			continue;
+		}
 		if (!strcmp(a, "--model-zero-page")) {
 			if (i + 1 >= argc ||
 			    (strcmp(argv[i + 1], "yes") && strcmp(argv[i + 1], "no")))
@@ -342,6 +383,11 @@ int cmd_conform(int argc, char **argv)
 				       files[0]);
 	if (!nrandom && !nfiles)
 		return cmd_usage_error("conform", "%s", "needs files or --random N");
+	if (o.print_random >= 0 && (!nrandom || (uint64_t)o.print_random >= nrandom))
+		return cmd_usage_error("conform", "--print-random K needs --random N with K < N%s",
+				       "");
+	if (o.print_random >= 0)
+		return run_random(nrandom, seed, (unsigned)nops, &o);
 	if (!zero_page(&o))
 		return 2;
 	return nrandom ? run_random(nrandom, seed, (unsigned)nops, &o)

@@ -102,8 +102,9 @@ static const struct command commands[] = {
      "--script prints the gnuplot script instead of running gnuplot.",
      cmd_plot},
     {"conform",
-     "conform [-v] [--keep-going] [--no-rollup] [--model-zero-page yes|no] FILE...\n"
-     "       vmafuzz conform [-v] [--keep-going] [--no-rollup] --random N [--seed S] [--ops K]",
+     "conform [-v] [--keep-going] [--no-rollup] [--mark] [--model-zero-page yes|no] FILE...\n"
+     "       vmafuzz conform [-v] [--keep-going] [--no-rollup] [--mark] --random N [--seed S]\n"
+     "             [--ops K] [--print-random I]",
      "Run fuzz_mm programs (text or bytes) in the model and, for real, on this\n"
      "machine's kernel: every process of the model is a real process (p0 forked by\n"
      "the tool; a fork's child serves the model's new process and acts; exit ends\n"
@@ -124,7 +125,11 @@ static const struct command commands[] = {
      "differing one is printed as a program to save as a seed. -v: every operation\n"
      "and all views. Whether this kernel maps the zero page on a read fault of\n"
      "private anonymous memory is probed first, and the model does the same\n"
-     "(--model-zero-page yes|no: the model maps it or not, whatever the probe says).",
+     "(--model-zero-page yes|no: the model maps it or not, whatever the probe says).\n"
+     "--mark: 'vmafuzz: program ID' on stderr before each program (a file's path;\n"
+     "random program I of seed S: rS.I), which a guest's console reader takes.\n"
+     "--print-random I: print random program I of those --random N would run (I < N)\n"
+     "as a program, and run nothing.",
      cmd_conform},
     {"corpus", "corpus merge|min [--afl] [--tmin] [--build DIR] TARGET DIR [MORE...]",
      "merge: add to DIR the inputs of MORE... that add coverage (libFuzzer -merge=1).\n"
@@ -162,6 +167,24 @@ static const struct command commands[] = {
      "has ended; ignores SIGINT. ./build.sh fuzz --afl runs it and merges OUT into\n"
      "plot_data when afl-fuzz ends.",
      cmd_statsd},
+    {"vm",
+     "vm initramfs -o OUT --init BIN [--bin GUEST=HOST]... [--file GUEST=HOST]...\n"
+     "             [--arg A]... [--then --arg A...]... [--env K=V]... [--sysctl PATH=V]...\n"
+     "             [--job-timeout S]\n"
+     "       vmafuzz vm run --kernel BZIMAGE --initramfs FILE [--mem MB] [--cpus N]\n"
+     "             [--timeout S] [--accel kvm|tcg] [--log FILE] [--reports DIR] [--echo]",
+     "The pieces of a run in a virtual machine (./build.sh vm puts them together).\n"
+     "initramfs: the guest's root file system: /init (out/vm/guest-init), each --bin\n"
+     "with the libraries it links, each --file, and the job /init runs (--arg: its\n"
+     "command line, --then: the next command's follows, --env, --sysctl: /proc/sys\n"
+     "settings, --job-timeout: for the whole job).\n"
+     "run: boot BZIMAGE with it under qemu-system-x86_64 (KVM when it takes the\n"
+     "guest, else TCG; no network, no disk), read the console as it comes: every\n"
+     "BUG, WARNING, KASAN report, lockdep splat, maple tree check and panic is a\n"
+     "report (its title, the function blamed, the program the guest marked last),\n"
+     "written to DIR. Exit status: the job's; 1 when the guest stopped without\n"
+     "ending it, 124 when --timeout was up, 2 when qemu could not start it.",
+     cmd_vm},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A guest kernel's console, read line by line as it comes, turned into
+ * reports: each BUG, WARNING, KASAN report, lockdep splat, maple tree
+ * validation failure, Oops and panic the kernel prints becomes one report
+ * with a kind, a title ("WARNING in dup_mmap"), the function to blame (the
+ * faulting RIP's, else the first frame of the call trace that is not one
+ * of the reporting machinery's own helpers), the source line the kernel
+ * named when it named one, the program the guest said was running, and the
+ * report's text.
+ *
+ * The guest marks each program before it runs it with a line
+ * "vmafuzz: program <id>" (vmafuzz conform --mark); a report belongs to the
+ * last program marked before it. Lines may carry printk's "[  12.345678]"
+ * time stamp and a caller id ("[T123]"), which are read past.
+ */
+#ifndef VMAFUZZ_CONSOLE_H
+#define VMAFUZZ_CONSOLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CONSOLE_LINE_MAX 512
+#define CONSOLE_REPORT_LINES 160
+
+struct console_report {
+	char kind[24];	  /* WARNING, BUG, KASAN, lockdep, maple, Oops, panic */
+	char title[192];  /* "WARNING in dup_mmap", "KASAN: slab-use-after-free in ..." */
+	char frame[96];	  /* the function blamed, or "" */
+	char where[160];  /* "kernel/fork.c:712" when the kernel named it, else "" */
+	char program[64]; /* the program marked last before it, or "" */
+	char *text;	  /* the report's lines, time stamps removed (malloc'd) */
+	size_t len;
+};
+
+/* Lines kept from before a report's first line (a VMA's dump precedes
+ * VM_BUG_ON_VMA's "kernel BUG at"). */
+#define CONSOLE_BEFORE_LINES 6
+
+struct console {
+	char program[64];
+	bool in_report, in_trace;
+	unsigned nlines;
+	unsigned since; /* lines since the last report ended */
+	char before[CONSOLE_BEFORE_LINES][CONSOLE_LINE_MAX];
+	unsigned nbefore;
+	struct console_report cur;
+	size_t cap;
+	/* reports complete, waiting to be taken */
+	struct console_report *done;
+	unsigned ndone, capdone;
+};
+
+void console_init(struct console *c);
+void console_free(struct console *c);
+/* One line of the console, without its newline. */
+void console_line(struct console *c, const char *line);
+/* The console ended (the guest stopped): a report under way is complete. */
+void console_end(struct console *c);
+/* The next complete report, or false; the caller owns r->text (free). */
+bool console_take(struct console *c, struct console_report *r);
+
+/* The part of @line after printk's time stamp and caller id. */
+const char *console_strip(const char *line);
+
+#endif

@@ -361,6 +361,14 @@ static enum conform_outcome run_step(struct run *r, struct prog_op *op,
 			 conform_op_text(r->d, op, text, sizeof(text)), skip);
 		return CONFORM_SKIPPED;
 	}
+	if (r->o->mark) {
+		/* the operation as it runs (after any regeneration): what a
+		 * guest's console reader makes the crashing program of */
+		char text[160];
+
+		fprintf(stderr, "vmafuzz: op %s\n", conform_op_text(r->d, op, text, sizeof(text)));
+		fflush(stderr);
+	}
 	/* a write stores what names the process and the step; a read says
 	 * what it found */
 	c.value = MMF_VALUE(c.a.proc % MMF_MAX_PROCS, r->step);

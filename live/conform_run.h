@@ -31,6 +31,7 @@ struct conform_opts {
 	bool no_rollup;	   /* --no-rollup: smaps_rollup not compared */
 	bool rollup_last;  /* smaps_rollup compared after the last operation only */
 	bool no_zero_page; /* the model forbids the zero page (the probe, or forced) */
+	bool mark;	   /* --mark: "vmafuzz: op <op>" on stderr before each runs */
 };
 
 enum conform_outcome { CONFORM_AGREE, CONFORM_DIFFER, CONFORM_SKIPPED, CONFORM_FAILED };

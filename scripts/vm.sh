@@ -14,13 +14,14 @@
 # the job and powers off. The default job is `vmafuzz conform` on N random
 # programs of K operations from seed S (200, 40, 1), then on fuzz_mm's
 # seeds, every process compared, with the guest set as the model assumes
-# (no overcommit limit) and conform's waits long enough for an emulated
-# machine. COMMAND instead: its first word vmafuzz or fuzz_conform is
+# (no overcommit limit), a map count limit map_limit fills quickly under
+# emulation, and conform's waits long enough for an emulated machine. COMMAND instead: its first word vmafuzz or fuzz_conform is
 # ours; any argument that names a file here goes in at the same path.
 # The run's folder out/vm/runs/<time>/ keeps the console (console.log)
 # and each report (reports/); each report of a program is also a crash of
-# out/work/vm-<kernel>/crashes/ (the program, its report beside it, and the
-# kernel named in .builds). Exit status: the job's (scripts/../tools/cmd_vm.c).
+# out/work/vm-<kernel>/crashes/ (the program up to the operation under
+# way, its report beside it, and the kernel named in .builds).
+# Exit status: the job's (tools/cmd_vm.c).
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 OUTDIR=${OUTDIR:-out}
@@ -73,10 +74,18 @@ run=$OUTDIR/vm/runs/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$run"
 
 V=$OUTDIR/vmafuzz
+# the machine the model assumes; a program file may set more with lines
+# "# vm: sysctl PATH=VALUE", applied after these
+sysctls=(vm/overcommit_memory=1 vm/max_map_count=1024)
+for a in "${cmd[@]}"; do
+	[ -f "$a" ] && sysctls+=($(sed -n 's/^# vm: sysctl \([^ ]*=[^ ]*\)$/\1/p' "$a"))
+done
 ia=(-o "$run/initramfs" --init "$OUTDIR/vm/guest-init"
 	--bin "/vmafuzz/out/vmafuzz=$V" --bin "/vmafuzz/out/conform-server=$OUTDIR/conform-server"
-	--sysctl vm/overcommit_memory=1 --env VMAFUZZ_CONFORM_TIMEOUT_MS=600000
-	--env PATH=/vmafuzz/out --job-timeout "$timeout")
+	--env VMAFUZZ_CONFORM_TIMEOUT_MS=600000 --env PATH=/vmafuzz/out --job-timeout "$timeout")
+for sc in "${sysctls[@]}"; do
+	ia+=(--sysctl "$sc")
+done
 if [ ${#cmd[@]} -eq 0 ]; then
 	seeds=()
 	for f in corpus/fuzz_mm/*.txt; do
@@ -112,31 +121,24 @@ rc=0
 "$V" vm run --kernel "$bz" --initramfs "$run/initramfs" --mem "$mem" --cpus "$cpus" \
 	--timeout $((timeout + 600)) --log "$run/console.log" --reports "$run/reports" || rc=$?
 
-# each report of a program: a crash, with the program it came from
+# each report of a program: a crash, the program that was running (up to
+# the operation under way, as the guest marked them) with its report beside
 crashes=${VMAFUZZ_WORK_ROOT:-$OUTDIR/work}/vm-$key/crashes
 for r in "$run"/reports/*.txt; do
-	[ -f "$r" ] || continue
-	prog=$(sed -n 's/^program: //p' "$r" | head -n 1)
-	[ -n "$prog" ] || continue
+	case $r in *.prog.txt) continue ;; esac
+	p=${r%.txt}.prog.txt
+	[ -f "$p" ] || continue
 	mkdir -p "$crashes"
-	tmp=$crashes/.new
-	case $prog in
-	r*.*)
-		s=${prog#r}
-		"$V" conform --random "$programs" --seed "${s%%.*}" --ops "$ops" \
-			--print-random "${s#*.}" >"$tmp" 2>/dev/null || continue
-		;;
-	/*)
-		host=${prog#/vmafuzz/}
-		[ -f "$host" ] && cp "$host" "$tmp" || continue
-		;;
-	*) continue ;;
-	esac
-	name=crash-$(cat "$tmp" "$r" | sha1sum | cut -c1-16)
-	mv "$tmp" "$crashes/$name"
+	name=crash-$(cat "$p" "$r" | sha1sum | cut -c1-16)
+	{
+		# the machine it ran on, for a replay
+		printf '# vm: sysctl %s\n' "${sysctls[@]}"
+		cat "$p"
+	} >"$crashes/.$name.tmp" && mv "$crashes/.$name.tmp" "$crashes/$name.txt"
 	cp "$r" "$crashes/$name.report"
-	echo "$name vm/$key" >>"$crashes/.builds"
-	echo "vm: $(sed -n 's/^title: //p' "$r" | head -n 1): $crashes/$name (program $prog)" >&2
+	echo "$name.txt vm/$key" >>"$crashes/.builds"
+	echo "vm: $(sed -n 's/^title: //p' "$r" | head -n 1): $crashes/$name.txt" \
+		"(program $(sed -n 's/^program: //p' "$r" | head -n 1))" >&2
 done
 echo "vm: console $run/console.log, reports $run/reports/" >&2
 exit "$rc"

@@ -37,8 +37,10 @@ static unsigned feed(const char *text, struct console_report *r, unsigned max)
 
 static void release(struct console_report *r, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		free(r[i].text);
+		free(r[i].prog);
+	}
 }
 
 static bool test_warning(void)
@@ -221,8 +223,43 @@ static bool test_quiet_and_cut(void)
 	return true;
 }
 
+/* the operations marked since the program's mark are the report's program */
+static bool test_program_ops(void)
+{
+	struct console_report r[4];
+	unsigned n = feed("vmafuzz: program r1.3\n"
+			  "vmafuzz: op mmap p0 @0x10:4 r,w private f0 fixed\n"
+			  "vmafuzz: program r1.4\n"
+			  "vmafuzz: op mmap p0 @0x20:4 r,w private f0 fixed\n"
+			  "vmafuzz: op madvise p0 @0x20:4 wipeonfork\n"
+			  "[    9.0] [   T55] vmafuzz: op fork p0 tree current diff\n"
+			  "kernel BUG at mm/mmap.c:1283!\n"
+			  "RIP: 0010:exit_mmap+0x3c2/0x3d0\n"
+			  "---[ end trace 0000000000000000 ]---\n"
+			  "WARNING: CPU: 0 PID: 1 at mm/mmap.c:10 do_mmap+0x1/0x2\n",
+			  r, 4);
+
+	ASSERT_EQ(n, 2);
+	ASSERT(!strcmp(r[0].title, "kernel BUG in exit_mmap"));
+	ASSERT(!strcmp(r[0].program, "r1.4"));
+	ASSERT(r[0].prog);
+	ASSERT(!strcmp(r[0].prog, "target fuzz_mm\n"
+				  "mmap p0 @0x20:4 r,w private f0 fixed\n"
+				  "madvise p0 @0x20:4 wipeonfork\n"
+				  "fork p0 tree current diff\n"));
+	ASSERT(!strstr(r[0].text, "vmafuzz: op"));
+	/* a report with no operation marked has no program */
+	release(r, n);
+	n = feed("WARNING: CPU: 0 PID: 1 at mm/mmap.c:10 do_mmap+0x1/0x2\n", r, 4);
+	ASSERT_EQ(n, 1);
+	ASSERT(!r[0].prog);
+	release(r, n);
+	return true;
+}
+
 int main(void)
 {
+	TEST(test_program_ops);
 	TEST(test_warning);
 	TEST(test_kasan);
 	TEST(test_bug_then_panic);

@@ -347,7 +347,7 @@ int cmd_conform(int argc, char **argv)
 		if (flag(a, &o))
 			continue;
 		if (!strcmp(a, "--mark")) {
-			o.mark = true;
+			o.mark = o.run.mark = true;
 			continue;
 		}
 		if (!strcmp(a, "--print-random")) {

@@ -177,8 +177,19 @@ static void on_report(void *arg, struct console_report *r)
 		}
 		if (!f)
 			fprintf(stderr, "vmafuzz vm: cannot write %s: %s\n", tmp, strerror(errno));
+		/* the program that was running, up to the operation under way */
+		if (r->prog) {
+			snprintf(path, sizeof(path), "%s/%u-%s.prog.txt", k->dir, k->n, name);
+			snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+			f = fopen(tmp, "w");
+			if (f && fputs(r->prog, f) >= 0 && fclose(f) == 0)
+				rename(tmp, path);
+			else if (f)
+				fclose(f);
+		}
 	}
 	free(r->text);
+	free(r->prog);
 }
 
 static int vm_boot(int argc, char **argv)

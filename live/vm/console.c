@@ -20,8 +20,11 @@ void console_init(struct console *c)
 void console_free(struct console *c)
 {
 	free(c->cur.text);
-	for (unsigned i = 0; i < c->ndone; i++)
+	free(c->ops);
+	for (unsigned i = 0; i < c->ndone; i++) {
 		free(c->done[i].text);
+		free(c->done[i].prog);
+	}
 	free(c->done);
 	memset(c, 0, sizeof(*c));
 }
@@ -307,6 +310,12 @@ static void finish(struct console *c)
 	}
 	describe(r, first);
 	snprintf(r->program, sizeof(r->program), "%s", c->program);
+	if (c->nops_len) {
+		r->prog = malloc(c->nops_len + 16);
+		if (!r->prog)
+			abort();
+		snprintf(r->prog, c->nops_len + 16, "target fuzz_mm\n%s", c->ops);
+	}
 	c->since = 0;
 	if (c->ndone == c->capdone) {
 		c->capdone = c->capdone ? 2 * c->capdone : 4;
@@ -346,6 +355,22 @@ void console_line(struct console *c, const char *line)
 		finish(c);
 		cut(c->program, sizeof(c->program), s + 17, (const char *const[]){" ", NULL});
 		c->nbefore = 0;
+		c->nops_len = 0;
+		return;
+	}
+	if (starts(s, "vmafuzz: op ")) {
+		size_t n = strlen(s + 12);
+
+		if (c->nops_len + n + 2 > c->ops_cap) {
+			c->ops_cap = (c->nops_len + n + 2) * 2;
+			c->ops = realloc(c->ops, c->ops_cap);
+			if (!c->ops)
+				abort();
+		}
+		memcpy(c->ops + c->nops_len, s + 12, n);
+		c->nops_len += n;
+		c->ops[c->nops_len++] = '\n';
+		c->ops[c->nops_len] = 0;
 		return;
 	}
 	if (c->since < PANIC_FOLLOWS)

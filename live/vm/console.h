@@ -10,9 +10,11 @@
  * report's text.
  *
  * The guest marks each program before it runs it with a line
- * "vmafuzz: program <id>" (vmafuzz conform --mark); a report belongs to the
- * last program marked before it. Lines may carry printk's "[  12.345678]"
- * time stamp and a caller id ("[T123]"), which are read past.
+ * "vmafuzz: program <id>", and each of its operations with "vmafuzz: op
+ * <operation>" as it starts (vmafuzz conform --mark); a report belongs to
+ * the last program marked before it, and carries that program's
+ * operations up to the one under way: a fuzz_mm program that runs again. Lines may carry printk's
+ * "[  12.345678]" time stamp and a caller id ("[T123]"), which are read past.
  */
 #ifndef VMAFUZZ_CONSOLE_H
 #define VMAFUZZ_CONSOLE_H
@@ -31,6 +33,7 @@ struct console_report {
 	char program[64]; /* the program marked last before it, or "" */
 	char *text;	  /* the report's lines, time stamps removed (malloc'd) */
 	size_t len;
+	char *prog; /* "target fuzz_mm" and the operations marked, or NULL (malloc'd) */
 };
 
 /* Lines kept from before a report's first line (a VMA's dump precedes
@@ -44,6 +47,8 @@ struct console {
 	unsigned since; /* lines since the last report ended */
 	char before[CONSOLE_BEFORE_LINES][CONSOLE_LINE_MAX];
 	unsigned nbefore;
+	char *ops; /* the current program's operations marked so far */
+	size_t nops_len, ops_cap;
 	struct console_report cur;
 	size_t cap;
 	/* reports complete, waiting to be taken */
@@ -57,7 +62,8 @@ void console_free(struct console *c);
 void console_line(struct console *c, const char *line);
 /* The console ended (the guest stopped): a report under way is complete. */
 void console_end(struct console *c);
-/* The next complete report, or false; the caller owns r->text (free). */
+/* The next complete report, or false; the caller owns r->text and r->prog
+ * (free). */
 bool console_take(struct console *c, struct console_report *r);
 
 /* The part of @line after printk's time stamp and caller id. */

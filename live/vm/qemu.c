@@ -49,32 +49,15 @@ static pid_t spawn(const struct vm_opts *o, const char *accel, int *out_fd)
 		 "console=ttyS0 rdinit=/init panic=-1 oops=panic "
 		 "loglevel=7 printk.time=1 %s",
 		 o->append ? o->append : "");
-	const char *argv[] = {"qemu-system-x86_64",
-			      "-accel",
-			      strcmp(accel, "kvm") ? "tcg,thread=multi" : "kvm",
-			      "-cpu",
-			      strcmp(accel, "kvm") ? "max" : "host",
-			      "-m",
-			      mem,
-			      "-smp",
-			      cpus,
-			      "-kernel",
-			      o->kernel,
-			      "-initrd",
-			      o->initramfs,
-			      "-append",
-			      append,
-			      "-nodefaults",
-			      "-no-reboot",
-			      "-display",
-			      "none",
-			      "-serial",
-			      "stdio",
-			      "-monitor",
-			      "none",
-			      "-net",
-			      "none",
-			      NULL};
+	const char *argv[] = {"qemu-system-x86_64", "-accel",
+			      strcmp(accel, "kvm") ? "tcg,thread=multi" : "kvm", "-cpu",
+			      /* no protection keys: with them PROT_EXEC alone is
+			       * execute-only, which the model (and a host without
+			       * them) is not */
+			      strcmp(accel, "kvm") ? "max,pku=off" : "host", "-m", mem, "-smp",
+			      cpus, "-kernel", o->kernel, "-initrd", o->initramfs, "-append",
+			      append, "-nodefaults", "-no-reboot", "-display", "none", "-serial",
+			      "stdio", "-monitor", "none", "-net", "none", NULL};
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
@@ -121,10 +104,12 @@ static void deliver(struct reader *r)
 
 	while (console_take(&r->con, &rep)) {
 		r->reports++;
-		if (r->on_report)
+		if (r->on_report) {
 			r->on_report(r->arg, &rep);
-		else
+		} else {
 			free(rep.text);
+			free(rep.prog);
+		}
 	}
 }
 
@@ -136,8 +121,10 @@ static void one_line(struct reader *r, char *line)
 	r->any_line = true;
 	if (r->log)
 		fprintf(r->log, "%s\n", line);
-	if (r->echo)
+	if (r->echo) {
 		printf("%s\n", line);
+		fflush(stdout);
+	}
 	if (!strncmp(s, "vmafuzz-vm: running ", 20) && !r->job_started) {
 		r->job_started = true;
 		r->started_at = now_s();

@@ -51,10 +51,15 @@ OBJCOPY ?= objcopy
 NM ?= nm
 
 # The shim's generated/ headers (tools/testing/shared/shared.mk makes the
-# same): its autoconf.h, the word size and the xarray's chunk shift.
-$(KMT_GEN)/generated/autoconf.h: $(KSRC)/tools/testing/shared/autoconf.h
+# same): its autoconf.h, the word size and the xarray's chunk shift. The
+# autoconf.h is where the tree keeps it: tools/testing/shared, or before
+# that folder existed tools/testing/radix-tree/generated (none: an empty
+# one, and the probe names what the tree lacks).
+KMT_AUTOCONF := $(firstword $(wildcard $(KSRC)/tools/testing/shared/autoconf.h \
+	$(KSRC)/tools/testing/radix-tree/generated/autoconf.h))
+$(KMT_GEN)/generated/autoconf.h: $(KMT_AUTOCONF)
 	@mkdir -p $(@D)
-	$(Q)cp $< $@
+	$(Q)$(if $<,cp $< $@,: > $@)
 $(KMT_GEN)/generated/bit-length.h:
 	@mkdir -p $(@D)
 	$(Q)echo "#define CONFIG_$$(getconf LONG_BIT)BIT 1" > $@
@@ -64,11 +69,14 @@ $(KMT_GEN)/generated/map-shift.h:
 
 # The quirks, found by probe compiles (kernel/maple/probe.sh): make rereads this
 # once it is (re)made.
-$(KMT_CONFIG): kernel/maple/probe.sh $(KSRC)/lib/maple_tree.c $(KSRC)/include/linux/maple_tree.h \
-		$(KMT_GEN_HDRS) $(wildcard kernel/maple/shim/*.h kernel/maple/shim/*/*.h)
+# (the tree's files by wildcard: a tree without them is the probe's to name)
+$(KMT_CONFIG): kernel/maple/probe.sh $(wildcard $(KSRC)/lib/maple_tree.c \
+		$(KSRC)/include/linux/maple_tree.h) $(KMT_GEN_HDRS) $(wildcard kernel/maple/shim/*.h kernel/maple/shim/*/*.h)
 	@mkdir -p $(@D)
 	$(call msg,PROBE,$(KSRC))
 	$(Q)kernel/maple/probe.sh "$(CC)" "$(KSRC)" "$(KMT_GEN)" $@
+# (the probe's verdict; these until it is made)
+KMT_SHIM_DIR := tools/testing/shared
 -include $(KMT_CONFIG)
 # a config probed for another tree is made again
 ifneq ($(KMT_PROBED_KSRC),$(KSRC))
@@ -78,8 +86,8 @@ endif
 # Kernel files: the kernel's dialect and warnings off (for them only), the
 # shim's include paths behind ours (kernel/maple/shim shadows its rcupdate.h and
 # liburcu's uatomic.h), the prelude forced in first.
-KMT_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Ikernel/maple/shim -I$(KMT_GEN) \
-	-I$(KSRC)/tools/testing/shared -I$(KSRC)/tools/include -I$(KSRC)/lib -Isrc -I. \
+KMT_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Ikernel/maple/shim $(KMT_SHIM_INC) -I$(KMT_GEN) \
+	-I$(KSRC)/$(KMT_SHIM_DIR) -I$(KSRC)/tools/include $(KMT_ARCH_INC) -I$(KSRC)/lib -Isrc -I. \
 	-include kernel/maple/shim/kmt_prelude.h $(KMT_QUIRK_CFLAGS) $(KMT_DEFS)
 
 KMT_FLAVORS := replay libfuzzer $(if $(HAVE_AFL),afl)
@@ -107,7 +115,7 @@ $(OBJDIR)/kernel-$(1)/kmt_unit.o: kernel/maple/kmt_unit.c kernel/maple/kmt.h $(O
 	$$(call msg,CC,[kernel-$(1)] $$(KSRC)/lib/maple_tree.c)
 	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 
-$(OBJDIR)/kernel-$(1)/linux.o: $(KSRC)/tools/testing/shared/linux.c $(OBJDIR)/kernel-$(1)/.flags \
+$(OBJDIR)/kernel-$(1)/linux.o: $(KSRC)/$(KMT_SHIM_DIR)/linux.c $(OBJDIR)/kernel-$(1)/.flags \
 		$(KMT_CONFIG) $(KMT_GEN_HDRS)
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[kernel-$(1)] $$<)
@@ -159,18 +167,24 @@ $(foreach s,$(KFUZZ_SRCS),$(eval KFUZZ_SRC_$(basename $(notdir $(s))) := $(s)))
 kfuzz_main_dir = $(if $(filter replay,$(1)),replay,engine)
 # the determinism check's driver, beside the engine entry
 KFUZZ_MAIN_stable = $(STABLE_MAIN)
+# $(call kfuzz_objs,FLAVOR,TARGET): the kernel objects a target links: the
+# maple tree's, and the vma backend's for a target of kernel/vma/
+kfuzz_objs = $(call kernel_objs,$(1)) $(if $(filter kernel/vma/%,$(KFUZZ_SRC_$(2))),\
+	$(OBJDIR)/kernel-$(1)/kvma.o $(OBJDIR)/kernel-$(1)/kvma_backend.o)
 # $(call kfuzz_rules,FLAVOR,TARGET)
 define kfuzz_rules
 $(OUTDIR)/kernel/$(1)/$(2): $(KFUZZ_MAIN_$(1)) $(OBJDIR)/$(1)/$(call kfuzz_main_dir,$(1))/$(2).o \
 		$(call objs,$(1),$(KFUZZ_SRC_$(2))) \
-		$(call objs,$(1),$(LIB_SRCS)) $(call kernel_objs,$(1)) \
-		$(OBJDIR)/kernel-$(1)/kvma.o $(OBJDIR)/kernel-$(1)/kvma_backend.o
+		$(call objs,$(1),$(LIB_SRCS)) $(call kfuzz_objs,$(1),$(2))
 	@mkdir -p $$(@D)
 	$$(call msg,LD,$$@)
 	$$(Q)$$(CC_$(1)) $$(LINK_$(1)) $$^ $$(LDLIBS) -o $$@
 endef
 $(foreach f,$(KMT_RULE_FLAVORS),$(foreach t,$(KFUZZ_TARGETS),$(eval $(call kfuzz_rules,$(f),$(t)))))
-KFUZZ_BINS := $(foreach f,$(KMT_FLAVORS),$(addprefix $(OUTDIR)/kernel/$(f)/,$(KFUZZ_TARGETS)))
+# kfuzz and kernel build kernel/maple/'s targets; kernel/vma/vma.mk adds its
+# own when the tree has what they need
+KFUZZ_MAPLE := $(basename $(notdir $(wildcard kernel/maple/kfuzz_*.c)))
+KFUZZ_BINS := $(foreach f,$(KMT_FLAVORS),$(addprefix $(OUTDIR)/kernel/$(f)/,$(KFUZZ_MAPLE)))
 
 # OSS-Fuzz (build.sh with $LIB_FUZZING_ENGINE, $OUT and a kernel tree in
 # $KSRC): the kernel targets beside the model's in $(OSSFUZZ_OUT), compiled
@@ -179,8 +193,7 @@ ifneq ($(OSSFUZZ_OUT),)
 KFUZZ_OSS_BINS := $(addprefix $(OSSFUZZ_OUT)/,$(KFUZZ_TARGETS))
 define kfuzz_oss_rules
 $(OSSFUZZ_OUT)/$(1): $(OBJDIR)/oss-fuzz/engine/$(1).o $(call objs,oss-fuzz,$(KFUZZ_SRC_$(1))) \
-		$(call objs,oss-fuzz,$(LIB_SRCS)) $(call kernel_objs,oss-fuzz) \
-		$(OBJDIR)/kernel-oss-fuzz/kvma.o $(OBJDIR)/kernel-oss-fuzz/kvma_backend.o
+		$(call objs,oss-fuzz,$(LIB_SRCS)) $(call kfuzz_objs,oss-fuzz,$(1))
 	@mkdir -p $$(@D)
 	$$(call msg,LD,$$@)
 	$$(Q)$$(CXX) $$(CXXFLAGS) $$^ $$(LIB_FUZZING_ENGINE) $$(LDLIBS) -o $$@
@@ -192,8 +205,8 @@ endif
 
 .PHONY: kernel kernel-test kernel-check kfuzz kfuzz-stable
 kfuzz: $(KFUZZ_BINS)
-kfuzz-stable: $(addprefix $(OUTDIR)/kernel/stable/,$(KFUZZ_TARGETS))
-kernel: $(foreach f,$(KMT_FLAVORS),kernel-objs-$(f)) kernel-test kernel-vma kfuzz
+kfuzz-stable: $(addprefix $(OUTDIR)/kernel/stable/,$(KFUZZ_MAPLE))
+kernel: $(foreach f,$(KMT_FLAVORS),kernel-objs-$(f)) kernel-test kfuzz
 kernel-test: $(KMT_TEST_BIN)
 kernel-check: $(KMT_TEST_BIN)
 	$(KMT_TEST_BIN)

@@ -19,18 +19,41 @@
 #                            vma_iter_dump_tree
 #                 defined (a link probe): get_current vma_dummy_vm_ops
 #                 (tools/testing/vma/vma.c, the test program, defines them)
+# A tree without the pieces (mm/vma.c, tools/testing/vma) gets one sentence
+# naming the tree, its version and what it lacks, exit status 2, and a
+# config whose KVMA_UNSUPPORTED holds the sentence: kernel/vma/vma.mk then
+# leaves kfuzz_vma out of `make kernel` and fails its own goals with it.
 set -euo pipefail
 CC=$1 KSRC=$2 GEN=$3 QUIRK=$4 OUT=$5
-root=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../..
+root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# the tree's version, for messages only (its top Makefile may not be there)
+version=$(sed -n 's/^\(VERSION\|PATCHLEVEL\|SUBLEVEL\) = \([0-9]*\)$/\2/p' "$KSRC/Makefile" 2>/dev/null |
+	head -n 3 | paste -sd.) || true
+tree="$KSRC (version unknown)"
+[ -z "$version" ] || tree="$KSRC (Linux $version)"
 
+# cannot REASON: the tree lacks a piece; one sentence, recorded, exit 2
+cannot() {
+	local msg="kfuzz_vma cannot be built from $tree: $*"
+	echo "vma_probe: $msg" >&2
+	{
+		echo "# written by kernel/vma/probe.sh for $KSRC"
+		echo "KVMA_PROBED_KSRC := $KSRC"
+		echo "KVMA_UNSUPPORTED := $msg"
+	} >"$OUT.tmp"
+	mv "$OUT.tmp" "$OUT"
+	exit 2
+}
+
+missing=()
 for f in mm/vma.c mm/vma.h tools/testing/vma/vma_internal.h; do
-	[ -f "$KSRC/$f" ] || {
-		echo "vma_probe: $KSRC has no $f (the vma backend needs mm/vma.c and tools/testing/vma)" >&2
-		exit 1
-	}
+	[ -f "$KSRC/$f" ] || missing+=("$f")
 done
+[ ${#missing[@]} -eq 0 ] ||
+	cannot "it has no $(printf '%s, ' "${missing[@]}" | sed 's/, $//') (kfuzz_vma compiles" \
+		"the VMA code of mm/vma.c with the userspace stubs of tools/testing/vma)"
 
 # shellcheck disable=SC2206
 inc=(-std=gnu11 -w -I"$root/kernel/vma/shim" -I"$root/kernel/maple/shim" -I"$GEN"

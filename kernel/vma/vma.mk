@@ -27,12 +27,16 @@ ifneq ($(KERNEL_WANTED),)
 
 KVMA_CONFIG := $(KMT_OUT)/vma_config.mk
 
-$(KVMA_CONFIG): kernel/vma/probe.sh $(KMT_CONFIG) $(KSRC)/mm/vma.c $(KSRC)/mm/vma.h \
-		$(KSRC)/tools/testing/vma/vma_internal.h $(KMT_GEN_HDRS) \
+# (the tree's files by wildcard: a tree without them is the probe's to name;
+# its verdict then, exit status 2, is kept in the config as KVMA_UNSUPPORTED)
+$(KVMA_CONFIG): kernel/vma/probe.sh $(KMT_CONFIG) $(wildcard $(KSRC)/mm/vma*.c $(KSRC)/mm/vma.h \
+		$(KSRC)/tools/testing/vma/*.h $(KSRC)/tools/testing/vma/include/*.h) $(KMT_GEN_HDRS) \
 		$(wildcard kernel/vma/shim/*.h kernel/vma/shim/*/*.h)
 	@mkdir -p $(@D)
 	$(call msg,PROBE,$(KSRC) (vma))
-	$(Q)kernel/vma/probe.sh "$(CC)" "$(KSRC)" "$(KMT_GEN)" "$(KMT_QUIRK_CFLAGS)" $@
+	$(Q)kernel/vma/probe.sh "$(CC)" "$(KSRC)" "$(KMT_GEN)" "$(KMT_ARCH_INC) $(KMT_QUIRK_CFLAGS)" $@ || \
+		[ $$? -eq 2 ]
+KVMA_UNSUPPORTED :=
 -include $(KVMA_CONFIG)
 ifneq ($(KVMA_PROBED_KSRC),$(KSRC))
 $(KVMA_CONFIG): FORCE
@@ -59,6 +63,7 @@ $(OBJDIR)/kernel-$(1)/.vma-flags: FORCE
 $(OBJDIR)/kernel-$(1)/kvma_unit.o: kernel/vma/kvma_unit.c kernel/vma/kvma.h $(OBJDIR)/kernel-$(1)/.vma-flags \
 		$(KVMA_CONFIG) $(KMT_GEN_HDRS)
 	@mkdir -p $$(@D)
+	$$(if $$(KVMA_UNSUPPORTED),@echo "$$(KVMA_UNSUPPORTED)" >&2; exit 2)
 	$$(call msg,CC,[kernel-$(1)] $$(KSRC)/mm/vma.c)
 	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 
@@ -93,10 +98,22 @@ $(KVMA_TEST_BIN): $(OBJDIR)/test/tests/kernel/test_vma_kernel.o $(call kernel_vm
 	$(call msg,LD,$@)
 	$(Q)$(CC_test) $(LINK_test) $^ $(LDLIBS) -o $@
 
-.PHONY: kernel-vma kernel-vma-test kernel-vma-check
+.PHONY: kernel-vma kernel-vma-test kernel-vma-check kernel-vma-unsupported
 kernel-vma: $(foreach f,$(KMT_FLAVORS),kernel-vma-objs-$(f)) kernel-vma-test
 kernel-vma-test: $(KVMA_TEST_BIN)
 kernel-vma-check: $(KVMA_TEST_BIN)
 	$(KVMA_TEST_BIN)
+
+# make kernel and make kfuzz: this backend's part, when the tree has it
+KFUZZ_VMA := $(basename $(notdir $(wildcard kernel/vma/kfuzz_*.c)))
+ifeq ($(KVMA_UNSUPPORTED),)
+kernel: kernel-vma
+kfuzz: $(foreach f,$(KMT_FLAVORS),$(addprefix $(OUTDIR)/kernel/$(f)/,$(KFUZZ_VMA)))
+kfuzz-stable: $(addprefix $(OUTDIR)/kernel/stable/,$(KFUZZ_VMA))
+else
+kernel: kernel-vma-unsupported
+kernel-vma-unsupported:
+	@echo "$(KVMA_UNSUPPORTED); make kernel builds the rest" >&2
+endif
 
 endif

@@ -45,14 +45,21 @@ endif
 # Kernel files: as the maple tree's (kernel/maple/maple.mk), plus our RCU shadow
 # (kernel/vma/shim, first), tools/testing/vma before tools/include (as its
 # Makefile has it), validate_mm compiled in, no implicit declarations, the stubs and vma.c by path.
-KVMA_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Werror=implicit-function-declaration -Ikernel/vma/shim \
-	-Ikernel/maple/shim -I$(KMT_GEN) \
+# (warnings off but implicit declarations: -w would silence those too; gcc
+# ignores the -Wno- it does not know). kernel/vma/probe.sh compiles with the
+# same include path.
+KVMA_CFLAGS = -std=gnu11 -D_GNU_SOURCE -Wno-everything -Werror=implicit-function-declaration \
+	-Ikernel/vma/shim -Ikernel/maple/shim -I$(KMT_GEN) \
 	-I$(KSRC)/tools/testing/shared -I$(KSRC)/tools/testing/vma -I$(KSRC)/tools/include \
-	-I$(KSRC)/lib -Isrc -I. -include kernel/maple/shim/kmt_prelude.h $(KMT_QUIRK_CFLAGS) \
-	-DCONFIG_DEBUG_VM_MAPLE_TREE \
+	-I$(KSRC)/lib -Isrc -I. -include kernel/maple/shim/kmt_prelude.h $(KMT_ARCH_INC) \
+	$(KMT_QUIRK_CFLAGS) -DCONFIG_DEBUG_VM_MAPLE_TREE \
 	-DKVMA_INTERNAL_H='"$(KSRC)/tools/testing/vma/vma_internal.h"' \
 	-DKVMA_VMA_H='"$(KSRC)/mm/vma.h"' -DKVMA_VMA_C='"$(KSRC)/mm/vma.c"' \
+	$(if $(KVMA_VMA_INIT),-DKVMA_VMA_INIT_C='"$(KVMA_VMA_INIT)"') \
+	-DKVMA_CALLERS_C='"$(CURDIR)/$(KVMA_CALLERS)"' \
 	-DKVMA_LAYOUT_NAME='"$(KVMA_LAYOUT)"' $(KVMA_DEFS)
+# the tools/lib files the stubs need (KVMA_LIBS), one object each
+kvma_lib_objs = $(addprefix $(OBJDIR)/kernel-$(1)/kvma-lib-,$(notdir $(KVMA_LIBS:.c=.o)))
 
 define kernel_vma_rules
 $(OBJDIR)/kernel-$(1)/.vma-flags: FORCE
@@ -60,17 +67,24 @@ $(OBJDIR)/kernel-$(1)/.vma-flags: FORCE
 	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
 		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' > $$@
 
-$(OBJDIR)/kernel-$(1)/kvma_unit.o: kernel/vma/kvma_unit.c kernel/vma/kvma.h $(OBJDIR)/kernel-$(1)/.vma-flags \
-		$(KVMA_CONFIG) $(KMT_GEN_HDRS)
+$(OBJDIR)/kernel-$(1)/kvma_unit.o: kernel/vma/kvma_unit.c kernel/vma/kvma.h $(KVMA_CALLERS) \
+		$(OBJDIR)/kernel-$(1)/.vma-flags $(KVMA_CONFIG) $(KMT_GEN_HDRS)
 	@mkdir -p $$(@D)
 	$$(if $$(KVMA_UNSUPPORTED),@echo "$$(KVMA_UNSUPPORTED)" >&2; exit 2)
 	$$(call msg,CC,[kernel-$(1)] $$(KSRC)/mm/vma.c)
 	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 
+$(OBJDIR)/kernel-$(1)/kvma-lib-%.o: $(KSRC)/tools/lib/%.c $(OBJDIR)/kernel-$(1)/.vma-flags \
+		$(KVMA_CONFIG) $(KMT_GEN_HDRS)
+	@mkdir -p $$(@D)
+	$$(call msg,CC,[kernel-$(1)] $$<)
+	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KVMA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
+
 # Renamed: the maple tree's names as kmt.o has them, ours kvma_k_<name>.
-$(OBJDIR)/kernel-$(1)/kvma.o: $(OBJDIR)/kernel-$(1)/kvma_unit.o $(OBJDIR)/kernel-$(1)/kmt.o
+$(OBJDIR)/kernel-$(1)/kvma.o: $(OBJDIR)/kernel-$(1)/kvma_unit.o $(call kvma_lib_objs,$(1)) \
+		$(OBJDIR)/kernel-$(1)/kmt.o
 	$$(call msg,LD,$$@ (renamed))
-	$$(Q)$$(LD) -r -o $$@.tmp $$<
+	$$(Q)$$(LD) -r -o $$@.tmp $$(filter-out %/kmt.o,$$^)
 	$$(Q){ cat $$(OBJDIR)/kernel-$(1)/kmt.syms; \
 		$$(NM) -g --defined-only $$@.tmp | \
 		awk 'NF == 3 && $$$$3 !~ /^(kvma_|_+(asan|ubsan|sancov|odr_asan|start_|stop_))/ \

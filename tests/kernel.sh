@@ -128,6 +128,18 @@ for txt in bugs/kernel/*.txt; do
 	expect 0 'none failed' "$OUT/replay/fuzz_mtree" "$T/$name"
 done
 
+# a tree without the pieces: each probe names the tree and what it lacks in
+# one sentence, exit status 2 (the vma probe keeps it for vma.mk, which
+# leaves kfuzz_vma out of make kernel then; scripts/kernel-port-check.sh
+# checks that on a real tree)
+mkdir -p "$T/notree"
+expect 2 "^probe: kfuzz_mtree cannot be built from $T/notree \(version unknown\): it has no lib/maple_tree.c" \
+	kernel/maple/probe.sh "${CC:-clang}" "$T/notree" "$OUT/kernel/gen" "$T/notree.mk"
+expect 2 "^vma_probe: kfuzz_vma cannot be built from $T/notree \(version unknown\): it has no mm/vma.c, mm/vma.h, tools/testing/vma/vma_internal.h" \
+	kernel/vma/probe.sh "${CC:-clang}" "$T/notree" "$OUT/kernel/gen" "" "$T/notree-vma.mk"
+grep -q '^KVMA_UNSUPPORTED := kfuzz_vma cannot be built from' "$T/notree-vma.mk" && ok ||
+	bad "the vma probe kept no KVMA_UNSUPPORTED for a tree without mm/vma.c"
+
 # the known kernel bugs (bugs/kernel-patches/): every revert still applies
 # to the tree, and one stored program fails on its patched build only
 expect 0 'empty_area_rev_lower: applies' scripts/kernel-bugs.sh --check

@@ -8,13 +8,15 @@
  * slots) to draw pictures and count nodes.
  *
  * Routing (docs/kernel.md):
- *  - node allocation: the four kmem_cache calls of the tree are renamed to
- *    hooks here (before the shim's headers declare them). A hook asks the
- *    runtime whether this allocation fails (alloc_fail_next: the executor's
- *    fail_at), blocking or not, then takes the node from the shim's
- *    kmem_cache (tools/testing/shared/linux.c) with __GFP_DIRECT_RECLAIM, so
- *    the shim's own budget for non-blocking allocations (mt_set_non_kernel)
- *    never fails one: only the runtime decides. Live nodes are registered.
+ *  - node allocation: every call by which the tree gets or gives back a
+ *    node (kmem_cache, bulk, slab sheaves, kfree; kernel/maple/probe.sh finds
+ *    which the tree makes) is renamed to a hook here (before the shim's
+ *    headers declare them). A hook asks the runtime whether this
+ *    allocation fails (alloc_fail_next: the executor's fail_at), blocking or
+ *    not, then takes the node from the shim's kmem_cache (its linux.c) with
+ *    __GFP_DIRECT_RECLAIM, so the shim's own budget for non-blocking
+ *    allocations (mt_set_non_kernel) never fails one: only the runtime
+ *    decides. Live nodes are registered.
  *  - RCU: kernel/maple/shim/linux/rcupdate.h maps rcu_read_lock to the runtime's
  *    and call_rcu to kmt_call_rcu, which defers the callback with
  *    call_rcu_free (runtime/sync.h): no threads, frees when no fiber reads.

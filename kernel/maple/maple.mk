@@ -19,7 +19,8 @@
 # linux-source-6.12, unpacked into out/kernel/src/). For each flavor F:
 #   $(call kernel_objs,F) = $(OBJDIR)/kernel-F/{kmt,kmt_backend,kmt_known}.o
 # kmt.o is lib/maple_tree.c (with kernel/maple/kmt_unit.c around it) and the
-# shim's kmem_cache (tools/testing/shared/linux.c) in one relocatable object
+# shim's kmem_cache (its linux.c, in tools/testing/shared or, in trees before
+# that folder, tools/testing/radix-tree) in one relocatable object
 # whose global symbols are all renamed kmt_k_<name> but the kmt_ ones, so it
 # links beside the model's tree; kmt_backend.o is the backend; kmt_known.o
 # the list of known findings the adapter sidesteps (kernel/maple/kmt_known.h). Link them
@@ -83,10 +84,13 @@ ifneq ($(KMT_PROBED_KSRC),$(KSRC))
 $(KMT_CONFIG): FORCE
 endif
 
-# Kernel files: the kernel's dialect and warnings off (for them only), the
+# Kernel files: the kernel's dialect and warnings off (for them only) but
+# implicit declarations, which would call a function the tree lacks as int
+# (-w would silence them too; gcc ignores the -Wno- it does not know), the
 # shim's include paths behind ours (kernel/maple/shim shadows its rcupdate.h and
 # liburcu's uatomic.h), the prelude forced in first.
-KMT_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Ikernel/maple/shim $(KMT_SHIM_INC) -I$(KMT_GEN) \
+KMT_CFLAGS = -std=gnu11 -D_GNU_SOURCE -Wno-everything -Werror=implicit-function-declaration \
+	-Ikernel/maple/shim $(KMT_SHIM_INC) -I$(KMT_GEN) \
 	-I$(KSRC)/$(KMT_SHIM_DIR) -I$(KSRC)/tools/include $(KMT_ARCH_INC) -I$(KSRC)/lib -Isrc -I. \
 	-include kernel/maple/shim/kmt_prelude.h $(KMT_QUIRK_CFLAGS) $(KMT_DEFS)
 

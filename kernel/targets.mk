@@ -5,7 +5,8 @@
 # with the kernel objects its backend names (KFUZZ_KOBJS_<target>, in
 # kernel/maple/maple.mk and kernel/vma/vma.mk), into
 # out/kernel/<tree>/<flavor>/kfuzz_<name>. A target its tree cannot give
-# (KFUZZ_CANNOT_<target>: the probe's sentence) is not built: asking for it
+# (KFUZZ_CANNOT_<target>: the probe's sentence, naming the tree, its
+# version and what it lacks) is not built: asking for it
 # says why, with exit status 2. Included by the Makefile after the
 # backends, for kernel goals only.
 #
@@ -37,7 +38,7 @@ endef
 # $(call kfuzz_cannot,TARGET): every build of it says why there is none
 define kfuzz_cannot
 $(foreach f,$(KMT_RULE_FLAVORS),$(KMT_OUT)/$(f)/$(1)) $(OSSFUZZ_OUT)/$(1): FORCE
-	@echo "kernel: $(1) cannot be built from $(KTREE_NAME): $(KFUZZ_CANNOT_$(1))" >&2; exit 2
+	@echo "kernel: $(KFUZZ_CANNOT_$(1))" >&2; exit 2
 endef
 $(foreach f,$(KMT_RULE_FLAVORS),$(foreach t,$(KFUZZ_TARGETS),$(eval $(call kfuzz_rules,$(f),$(t)))))
 $(foreach t,$(KFUZZ_NOT),$(eval $(call kfuzz_cannot,$(t))))
@@ -71,7 +72,7 @@ kfuzz-stable: $(addprefix $(KMT_OUT)/stable/,$(KFUZZ_TARGETS))
 kernel: $(KFUZZ_BINS) $(foreach t,$(KFUZZ_TARGETS),$(KFUZZ_TESTS_$(t))) kernel-notes
 # what the tree cannot give, one sentence each; nothing at all: exit 2
 kernel-notes:
-	@$(foreach t,$(KFUZZ_NOT),echo "kernel: $(t) cannot be built from $(KTREE_NAME):" \
-		"$(KFUZZ_CANNOT_$(t))" >&2;) $(if $(KFUZZ_TARGETS),:,exit 2)
+	@$(foreach t,$(KFUZZ_NOT),echo "kernel: $(KFUZZ_CANNOT_$(t))" >&2;) \
+		$(if $(KFUZZ_TARGETS),:,exit 2)
 
 endif

@@ -158,12 +158,13 @@ expect 2 "unknown finding 'nosuch'; known: all, " env VMAFUZZ_SHOW_FINDINGS=nosu
 	"$OUT/kernel/replay/kfuzz_mtree" "$OUT/corpus/fuzz_mtree"
 known=$(VMAFUZZ_SHOW_FINDINGS=nosuch "$OUT/kernel/replay/kfuzz_mtree" 2>&1 |
 	sed -n 's/.*known: all, //p' | tr -d ' ' | tr ',' '\n' | sort)
-have=$(sed -n 's/^# finding: //p' bugs/kernel/*.txt | sort)
+have=$(sed -n 's/^# finding: //p' bugs/kernel/*.txt bugs/kernel/older/*.txt | sort)
 [ -n "$known" ] && [ "$known" = "$have" ] && ok ||
 	bad "the sidestepped findings ($(echo $known)) are not those with a reproducer in bugs/kernel/ ($(echo $have))"
 
 # every kernel finding still fails, and the same way, with its sidestep off;
-# with it on (the default) the program runs clean
+# with it on (the default) the program runs clean (bugs/kernel/older/: the
+# findings of older trees, which scripts/kernel-port-check.sh replays)
 for txt in bugs/kernel/*.txt; do
 	name=$(basename "$txt" .txt)
 	finding=$(sed -n 's/^# finding: //p' "$txt" | head -n 1)
@@ -190,6 +191,18 @@ for txt in bugs/kernel/*.txt; do
 	# the model's tree runs the same program clean
 	expect 0 'none failed' "$OUT/replay/fuzz_mtree" "$T/$name"
 done
+
+# a tree without the pieces: each probe names the tree and what it lacks in
+# one sentence, exit status 2 (the vma probe keeps it for vma.mk, which
+# leaves kfuzz_vma out of make kernel then; scripts/kernel-port-check.sh
+# checks that on a real tree)
+mkdir -p "$T/notree"
+expect 2 "^probe: kfuzz_mtree cannot be built from $T/notree \(version unknown\): it has no lib/maple_tree.c" \
+	kernel/maple/probe.sh "${CC:-clang}" "$T/notree" "$OUT/kernel/gen" "$T/notree.mk"
+expect 2 "^vma_probe: kfuzz_vma cannot be built from $T/notree \(version unknown\): it has no mm/vma.c, mm/vma.h, tools/testing/vma/vma_internal.h" \
+	kernel/vma/probe.sh "${CC:-clang}" "$T/notree" "$OUT/kernel/gen" "" "$T/notree-vma.mk"
+grep -q '^KVMA_UNSUPPORTED := kfuzz_vma cannot be built from' "$T/notree-vma.mk" && ok ||
+	bad "the vma probe kept no KVMA_UNSUPPORTED for a tree without mm/vma.c"
 
 # the known kernel bugs (bugs/kernel-patches/): every revert still applies
 # to the tree, and one stored program fails on its patched build only

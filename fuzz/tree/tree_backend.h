@@ -105,7 +105,8 @@ struct tree_backend {
 	/* The same under rcu_read_lock alone, while a writer may change the
 	 * tree; may revisit a range the tree changed meanwhile. */
 	void (*rcu_walk)(void *t, uint64_t from, uint64_t to, tree_visit_fn visit, void *arg);
-	/* Duplicate @src into the empty @dst: 0, or -ENOMEM with @dst empty. */
+	/* Duplicate @src into the empty @dst: 0, or -ENOMEM with @dst empty.
+	 * NULL: not supported (nor is fork). */
 	int (*dup)(void *src, void *dst);
 	/*
 	 * dup_mmap's tree steps (kernel/fork.c, Linux 6.12) from @src into
@@ -157,9 +158,12 @@ extern const struct tree_backend tree_model;
  * ranges or walks is TREE_BACKENDS_DIFFER, so a walk of the whole range
  * compares the contents (validate runs both validators, nothing more).
  * RCU walks run on the primary alone: the shadow's would race other
- * writes. A fork's shadow gets the primary's answers per entry and is
- * made to stop where the primary stopped (a failed dup is not replayed).
- * One pair at a time: a later call replaces the two.
+ * writes. Dup and fork are the pair's when both backends have them, bulk
+ * when the primary has it (a shadow without it stores entry by entry); a
+ * target skips what its backend lacks. A fork's shadow gets the primary's
+ * answers per entry and is made to stop where the primary stopped (a
+ * failed dup is not replayed). One pair at a time: a later call replaces
+ * the two.
  */
 const struct tree_backend *tree_pair(const struct tree_backend *primary,
 				     const struct tree_backend *shadow);

@@ -612,6 +612,7 @@ const struct tree_backend *tree_pair(const struct tree_backend *primary,
 	S = shadow;
 	pair.zero = primary->zero;
 	pair.retries = primary->retries;
+	pair.dup = primary->dup && shadow->dup ? pair_dup : NULL;
 	pair.fork = primary->fork && shadow->fork ? pair_fork : NULL;
 	pair.fork_exit = pair.fork ? pair_fork_exit : NULL;
 	if (!primary->bulk_begin) {

@@ -50,6 +50,7 @@ typedef bool (*kmt_visit_fn)(void *arg, uint64_t first, uint64_t last, void *ent
 void kmt_walk(struct kmt_tree *t, uint64_t from, uint64_t to, bool rcu, kmt_visit_fn visit,
 	      void *arg);
 
+/* The next three only with KMT_HAVE_DUP (a tree with __mt_dup). */
 /* __mt_dup(GFP_KERNEL) into the empty @dst: 0 or -ENOMEM. */
 int kmt_dup(struct kmt_tree *src, struct kmt_tree *dst);
 

@@ -17,9 +17,13 @@
  *    allocation is retried and the write succeeds. Only a -ENOMEM result
  *    promises an unchanged tree;
  *  - gap: a window smaller than @size is -EBUSY here, -EINVAL for the
- *    kernel (mas_empty_area checks max - min < size - 1 first);
+ *    kernel (mas_empty_area checks max - min < size - 1 first); a window
+ *    of one index, which 6.1's mas_empty_area refuses (-EINVAL), is
+ *    answered by mas_walk at that index;
  *  - fork and fork_exit are dup_mmap's and exit_mmap's tree steps, with
  *    the kernel's calls in their order (kmt_fork, kmt_fork_exit);
+ *  - a tree without __mt_dup (before 6.8; kernel/maple/probe.sh) has no
+ *    dup, fork or fork_exit here: the members are NULL;
  *  - bulk appends past the expected count leave preallocated mode
  *    (kmt_bulk_append);
  *  - dump prints with mt_dump(mt_dump_hex): @print is not used.
@@ -99,11 +103,26 @@ static void *tk_find_prev(void *t, uint64_t from, uint64_t min, struct tree_rang
 
 static int tk_gap(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest, uint64_t *start)
 {
+	uint64_t first, last;
+	int ret;
+
 	if (!size || lo > hi)
 		return -EINVAL;
 	if (hi - lo < size - 1)
 		return -EBUSY;
-	return kmt_gap(t, lo, hi, size, highest, start);
+	ret = kmt_gap(t, lo, hi, size, highest, start);
+	/*
+	 * A window of one index (size 1, then): trees whose
+	 * mas_empty_area(_rev) wants min < max (6.1) refuse it. Its answer
+	 * is whether that index is empty, which mas_walk tells.
+	 */
+	if (ret == -EINVAL && lo == hi) {
+		if (kmt_load(t, lo, &first, &last))
+			return -EBUSY;
+		*start = lo;
+		return 0;
+	}
+	return ret;
 }
 
 struct tk_visit {
@@ -133,6 +152,7 @@ static void tk_rcu_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn visit
 	kmt_walk(t, from, to, true, tk_visit_one, &v);
 }
 
+#ifdef KMT_HAVE_DUP
 static int tk_dup(void *src, void *dst)
 {
 	return kmt_dup(src, dst);
@@ -175,6 +195,11 @@ static void tk_fork_exit(void *t, tree_visit_fn visit, void *arg)
 
 	kmt_fork_exit(t, tk_visit_one, &v);
 }
+
+#define TK_DUP(fn) fn
+#else
+#define TK_DUP(fn) NULL /* no __mt_dup in this tree: neither dup nor fork */
+#endif
 
 #ifdef KMT_HAVE_BULK
 struct tk_bulk {
@@ -346,9 +371,9 @@ const struct tree_backend tree_kernel = {
     .gap = tk_gap,
     .walk = tk_walk,
     .rcu_walk = tk_rcu_walk,
-    .dup = tk_dup,
-    .fork = tk_fork,
-    .fork_exit = tk_fork_exit,
+    .dup = TK_DUP(tk_dup),
+    .fork = TK_DUP(tk_fork),
+    .fork_exit = TK_DUP(tk_fork_exit),
     .bulk_begin = TK_BULK(tk_bulk_begin),
     .bulk_append = TK_BULK(tk_bulk_append),
     .bulk_end = TK_BULK(tk_bulk_end),

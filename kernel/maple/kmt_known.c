@@ -24,6 +24,10 @@ const struct kmt_known_finding kmt_known_findings[KMT_KNOWN_NR] = {
 	{"store_root_restart", "bugs/kernel/maple_store_root_restart.txt",
 	 "fork's iterator goes on from index 1 after replacing an entry the "
 	 "root holds"},
+    [KMT_KNOWN_FIND_REV_ROOT] =
+	{"find_rev_root", "bugs/kernel/older/maple_find_rev_root.txt",
+	 "a reverse find down to 0 that finds nothing on a tree whose root holds "
+	 "[0, 0] gives that entry"},
 };
 
 int kmt_known_parse(const char *spec, bool shown[KMT_KNOWN_NR], char *bad, size_t badsz)

@@ -35,6 +35,8 @@ enum kmt_known {
 	KMT_KNOWN_GAP_REV_TOP_WRAP,
 	/* bugs/kernel/maple_store_root_restart.txt */
 	KMT_KNOWN_STORE_ROOT_RESTART,
+	/* bugs/kernel/older/maple_find_rev_root.txt (6.1) */
+	KMT_KNOWN_FIND_REV_ROOT,
 	KMT_KNOWN_NR
 };
 

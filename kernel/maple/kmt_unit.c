@@ -8,13 +8,15 @@
  * slots) to draw pictures and count nodes.
  *
  * Routing (docs/kernel.md):
- *  - node allocation: the four kmem_cache calls of the tree are renamed to
- *    hooks here (before the shim's headers declare them). A hook asks the
- *    runtime whether this allocation fails (alloc_fail_next: the executor's
- *    fail_at), blocking or not, then takes the node from the shim's
- *    kmem_cache (tools/testing/shared/linux.c) with __GFP_DIRECT_RECLAIM, so
- *    the shim's own budget for non-blocking allocations (mt_set_non_kernel)
- *    never fails one: only the runtime decides. Live nodes are registered.
+ *  - node allocation: every call by which the tree gets or gives back a
+ *    node (kmem_cache, bulk, slab sheaves, kfree; kernel/maple/probe.sh finds
+ *    which the tree makes) is renamed to a hook here (before the shim's
+ *    headers declare them). A hook asks the runtime whether this
+ *    allocation fails (alloc_fail_next: the executor's fail_at), blocking or
+ *    not, then takes the node from the shim's kmem_cache (its linux.c) with
+ *    __GFP_DIRECT_RECLAIM, so the shim's own budget for non-blocking
+ *    allocations (mt_set_non_kernel) never fails one: only the runtime
+ *    decides. Live nodes are registered.
  *  - RCU: kernel/maple/shim/linux/rcupdate.h maps rcu_read_lock to the runtime's
  *    and call_rcu to kmt_call_rcu, which defers the callback with
  *    call_rcu_free (runtime/sync.h): no threads, frees when no fiber reads.
@@ -30,12 +32,23 @@
 #include <stdarg.h>
 #include <stdint.h>
 
+/*
+ * Every way lib/maple_tree.c gets or gives back a node, renamed to a hook
+ * (kernel/maple/probe.sh finds which the tree uses, and stops on one not
+ * here): one node, a bulk of nodes, a slab sheaf of them (prefilled,
+ * refilled, returned, popped), kfree of a node.
+ */
 #define kmem_cache_alloc_lru kmt_hook_alloc_lru
 #define kmem_cache_alloc_bulk kmt_hook_alloc_bulk
 #define kmem_cache_free kmt_hook_free
 #define kmem_cache_free_bulk kmt_hook_free_bulk
+#define kmem_cache_prefill_sheaf kmt_hook_prefill_sheaf
+#define kmem_cache_refill_sheaf kmt_hook_refill_sheaf
+#define kmem_cache_return_sheaf kmt_hook_return_sheaf
+#define kfree kmt_hook_kfree
 
 #include "maple-shared.h"
+#include "kmt_missing.h"
 
 #include "maple_tree.c"
 
@@ -43,12 +56,24 @@
 #undef kmem_cache_alloc_bulk
 #undef kmem_cache_free
 #undef kmem_cache_free_bulk
+#undef kmem_cache_prefill_sheaf
+#undef kmem_cache_refill_sheaf
+#undef kmem_cache_return_sheaf
+#undef kfree
 
 /* The shim's allocator (linux.c), under its own names. */
 void *kmem_cache_alloc_lru(struct kmem_cache *cachep, struct list_lru *lru, int gfp);
-int kmem_cache_alloc_bulk(struct kmem_cache *cachep, gfp_t gfp, size_t size, void **list);
 void kmem_cache_free(struct kmem_cache *cachep, void *objp);
 void kmem_cache_free_bulk(struct kmem_cache *cachep, size_t size, void **list);
+#ifdef KMT_ALLOC_BULK
+int kmem_cache_alloc_bulk(struct kmem_cache *cachep, gfp_t gfp, size_t size, void **list);
+#endif
+#ifdef KMT_ALLOC_SHEAF
+struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp, unsigned int size);
+int kmem_cache_refill_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf **sheafp,
+			    unsigned int size);
+void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf);
+#endif
 
 #include "kmt.h"
 #include "kmt_known.h"
@@ -135,11 +160,30 @@ static void node_dies(void *p)
 
 /* ---- allocation hooks ----------------------------------------------------- */
 
+/*
+ * Whether the next @n node allocations fail: each object is one allocation
+ * for fail_at, and one failing fails the request, as the kernel's bulk and
+ * sheaf allocators return nothing then. A __GFP_NOFAIL request (a later
+ * tree's mas_erase retries with it) cannot fail in the kernel, so it is no
+ * failure point here either: not counted.
+ */
+static bool kmt_alloc_fails(gfp_t gfp, size_t n)
+{
+#ifdef __GFP_NOFAIL
+	if (gfp & __GFP_NOFAIL)
+		return false;
+#endif
+	for (size_t i = 0; i < n; i++)
+		if (alloc_fail_next(AK_MT_NODE))
+			return true;
+	return false;
+}
+
 void *kmt_hook_alloc_lru(struct kmem_cache *cachep, struct list_lru *lru, int gfp)
 {
 	void *p;
 
-	if (alloc_fail_next(AK_MT_NODE))
+	if (kmt_alloc_fails(gfp, 1))
 		return NULL;
 	p = kmem_cache_alloc_lru(cachep, lru, gfp | __GFP_DIRECT_RECLAIM);
 	if (p)
@@ -147,20 +191,19 @@ void *kmt_hook_alloc_lru(struct kmem_cache *cachep, struct list_lru *lru, int gf
 	return p;
 }
 
+#ifdef KMT_ALLOC_BULK
 int kmt_hook_alloc_bulk(struct kmem_cache *cachep, gfp_t gfp, size_t size, void **list)
 {
 	int n;
 
-	/* each object is one allocation; one failing fails the batch, as the
-	 * kernel's kmem_cache_alloc_bulk returns 0 then */
-	for (size_t i = 0; i < size; i++)
-		if (alloc_fail_next(AK_MT_NODE))
-			return 0;
+	if (kmt_alloc_fails(gfp, size))
+		return 0;
 	n = kmem_cache_alloc_bulk(cachep, gfp | __GFP_DIRECT_RECLAIM, size, list);
 	for (int i = 0; i < n; i++)
 		node_born(list[i]);
 	return n;
 }
+#endif
 
 void kmt_hook_free(struct kmem_cache *cachep, void *objp)
 {
@@ -174,6 +217,84 @@ void kmt_hook_free_bulk(struct kmem_cache *cachep, size_t size, void **list)
 		node_dies(list[i]);
 	kmem_cache_free_bulk(cachep, size, list);
 }
+
+#ifdef KMT_FREE_KFREE
+/* kfree of a node gives it back to its cache, as the kernel's kfree does
+ * for any slab object (every kfree of the tree frees a node) */
+void kmt_hook_kfree(void *p)
+{
+	if (p)
+		kmt_hook_free(maple_node_cache, p);
+}
+#endif
+
+#ifdef KMT_RCU_CB
+/* kfree_rcu's callback in the shim (maple-shared.h names it; its
+ * maple-shim.c, which defines it, is not compiled here) */
+void maple_rcu_cb(struct rcu_head *head)
+{
+	kmt_hook_free(maple_node_cache, container_of(head, struct maple_node, rcu));
+}
+#endif
+
+#ifdef KMT_ALLOC_SHEAF
+/*
+ * Slab sheaves: a sheaf's objects are nodes from the moment it is filled
+ * (the kernel takes them from the slab then) until they are popped, which
+ * allocates nothing, or the sheaf is returned, which frees what is left.
+ * fail_at counts the objects a fill asks for.
+ */
+struct slab_sheaf *kmt_hook_prefill_sheaf(struct kmem_cache *s, gfp_t gfp, unsigned int size)
+{
+	struct slab_sheaf *sheaf;
+
+	if (kmt_alloc_fails(gfp, size))
+		return NULL;
+	sheaf = kmem_cache_prefill_sheaf(s, gfp | __GFP_DIRECT_RECLAIM, size);
+	for (unsigned int i = 0; sheaf && i < sheaf->size; i++)
+		node_born(sheaf->objects[i]);
+	return sheaf;
+}
+
+void kmt_hook_return_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf *sheaf)
+{
+	for (unsigned int i = 0; i < sheaf->size; i++)
+		node_dies(sheaf->objects[i]);
+	kmem_cache_return_sheaf(s, gfp, sheaf);
+}
+
+/*
+ * The shim refills in place, or, past the sheaf's capacity, prefills a new
+ * one and returns the old, inside linux.c where no hook sees it: the old
+ * sheaf's nodes are let go here and the new one's registered.
+ */
+int kmt_hook_refill_sheaf(struct kmem_cache *s, gfp_t gfp, struct slab_sheaf **sheafp,
+			  unsigned int size)
+{
+	struct slab_sheaf *old = *sheafp;
+	unsigned int had = old->size;
+	bool grows = size > old->capacity; /* (old is freed then) */
+	int ret;
+
+	if (had >= size)
+		return 0;
+	if (kmt_alloc_fails(gfp, size - had))
+		return -ENOMEM;
+	if (grows)
+		for (unsigned int i = 0; i < had; i++)
+			node_dies(old->objects[i]);
+	ret = kmem_cache_refill_sheaf(s, gfp | __GFP_DIRECT_RECLAIM, sheafp, size);
+	if (grows) {
+		/* the new sheaf, or the old one, kept, when that failed */
+		for (unsigned int i = 0; i < (*sheafp)->size; i++)
+			node_born((*sheafp)->objects[i]);
+	} else {
+		for (unsigned int i = had; !ret && i < size; i++)
+			node_born(old->objects[i]);
+	}
+	return ret;
+}
+#endif
 
 /* ---- RCU ------------------------------------------------------------------ */
 
@@ -262,7 +383,13 @@ struct kmt_tree *kmt_create(void)
 void kmt_clear(struct kmt_tree *t)
 {
 	__mt_destroy(&t->mt);
-	/* __mt_destroy keeps the attributes: still RCU, still ALLOC_RANGE */
+	/*
+	 * Later trees' __mt_destroy keeps the attributes (still RCU, still
+	 * ALLOC_RANGE); 6.1's zeroes the flags, as for a tree never used
+	 * again (exit_mmap's). Ours lives on, the same kind of tree.
+	 */
+	if (!(t->mt.ma_flags & MT_FLAGS_ALLOC_RANGE))
+		mt_init_flags(&t->mt, KMT_FLAGS);
 }
 
 void kmt_release(struct kmt_tree *t)
@@ -339,9 +466,24 @@ void *kmt_find_prev(struct kmt_tree *t, uint64_t from, uint64_t min, uint64_t *f
 		return NULL;
 	rcu_read_lock();
 	entry = mas_find_rev(&mas, min);
-	rcu_read_unlock();
 	*first = mas.index;
 	*last = mas.last;
+	/*
+	 * Known finding find_rev_root (kmt_known.h): 6.1's mas_find_rev from
+	 * an index above 0, on a tree whose root holds one entry over [0, 0]
+	 * without a node, walks to no entry and stops there (the root is not
+	 * searchable), so the entry at 0 is never found. Give it, as a fixed
+	 * kernel does.
+	 */
+	if (!entry && !min && kmt_known_sidestep(KMT_KNOWN_FIND_REV_ROOT)) {
+		void *root = rcu_dereference(t->mt.ma_root);
+
+		if (root && !xa_is_node(root)) {
+			entry = root;
+			*first = *last = 0;
+		}
+	}
+	rcu_read_unlock();
 	return entry;
 }
 
@@ -505,6 +647,7 @@ out:
 	}
 }
 
+#ifdef KMT_HAVE_DUP
 int kmt_dup(struct kmt_tree *src, struct kmt_tree *dst)
 {
 	return __mt_dup(&src->mt, &dst->mt, GFP_KERNEL);
@@ -616,6 +759,7 @@ destroy:
 	__mt_destroy(&t->mt);
 	mt_set_in_rcu(&t->mt);
 }
+#endif /* KMT_HAVE_DUP */
 
 #ifdef KMT_HAVE_BULK
 struct kmt_bulk {
@@ -694,6 +838,12 @@ uint64_t kmt_validate(struct kmt_tree *t)
 
 /* ---- pictures and counts -------------------------------------------------- */
 
+#ifdef KMT_META_GAP_TYPED
+#define kmt_meta_gap(node, type) ma_meta_gap(node, type)
+#else
+#define kmt_meta_gap(node, type) ma_meta_gap(node)
+#endif
+
 struct kmt_walk_ctx {
 	void (*put)(void *arg, uint64_t w);
 	void *arg;
@@ -738,7 +888,7 @@ static void walk_node(struct kmt_walk_ctx *c, struct maple_enode *enode, unsigne
 		lo = hi + 1;
 	}
 	if (c->put && type == maple_arange_64)
-		c->put(c->arg, ma_meta_gap(node));
+		c->put(c->arg, kmt_meta_gap(node, type));
 }
 
 static void walk_tree(struct kmt_walk_ctx *c, struct kmt_tree *t)
@@ -795,7 +945,11 @@ void kmt_dump(FILE *out, struct kmt_tree *t)
 	FILE *saved = kmt_out;
 
 	kmt_out = out;
+#ifdef KMT_DUMP_FORMAT
 	mt_dump(&t->mt, mt_dump_hex);
+#else
+	mt_dump(&t->mt); /* (indices in decimal) */
+#endif
 	kmt_out = saved;
 	fflush(out);
 }

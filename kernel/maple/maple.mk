@@ -25,7 +25,8 @@
 # out/kernel/{replay,libfuzzer,...} lead there. For each flavor F:
 #   $(call kernel_objs,F) = $(KOBJ)/kernel-F/{kmt,kmt_backend,kmt_known}.o
 # kmt.o is lib/maple_tree.c (with kernel/maple/kmt_unit.c around it) and the
-# shim's kmem_cache (tools/testing/shared/linux.c) in one relocatable object
+# shim's kmem_cache (its linux.c, in tools/testing/shared or, in trees before
+# that folder, tools/testing/radix-tree) in one relocatable object
 # whose global symbols are all renamed kmt_k_<name> but the kmt_ ones, so it
 # links beside the model's tree; kmt_backend.o is the backend; kmt_known.o
 # the list of known findings the adapter sidesteps (kernel/maple/kmt_known.h).
@@ -78,12 +79,15 @@ $(shell cd $(OUTDIR)/kernel && ln -sfn $(KTREE_KEY) current && \
 endif
 
 # The shim's generated/ headers (tools/testing/shared/shared.mk makes the
-# same): its autoconf.h, the word size and the xarray's chunk shift.
+# same): its autoconf.h, the word size and the xarray's chunk shift. The
+# autoconf.h is where the tree keeps it: tools/testing/shared, or before
+# that folder existed tools/testing/radix-tree/generated (none: an empty
+# one, and the probe names what the tree lacks).
 KMT_AUTOCONF := $(firstword $(wildcard $(KSRC)/tools/testing/shared/autoconf.h \
 	$(KSRC)/tools/testing/radix-tree/generated/autoconf.h))
 $(KMT_GEN)/generated/autoconf.h: $(KMT_AUTOCONF)
 	@mkdir -p $(@D)
-	$(Q)$(if $(KMT_AUTOCONF),cp $< $@,printf '#include "bit-length.h"\n#define CONFIG_XARRAY_MULTI 1\n' >$@)
+	$(Q)$(if $<,cp $< $@,: > $@)
 $(KMT_GEN)/generated/bit-length.h:
 	@mkdir -p $(@D)
 	$(Q)echo "#define CONFIG_$$(getconf LONG_BIT)BIT 1" > $@
@@ -93,25 +97,34 @@ $(KMT_GEN)/generated/map-shift.h:
 
 # The quirks, found by probe compiles (kernel/maple/probe.sh): make rereads this
 # once it is (re)made.
-$(KMT_CONFIG): kernel/maple/probe.sh $(wildcard $(KSRC)/lib/maple_tree.c $(KSRC)/include/linux/maple_tree.h) \
-		$(KMT_GEN_HDRS) $(wildcard kernel/maple/shim/*.h kernel/maple/shim/*/*.h)
+# (the tree's files by wildcard: a tree without them is the probe's to name;
+# a probe that fails leaves its sentence in the config, KMT_CANNOT, and its
+# log beside it, and the build goes on without the maple tree's targets)
+$(KMT_CONFIG): kernel/maple/probe.sh $(wildcard $(KSRC)/lib/maple_tree.c \
+		$(KSRC)/include/linux/maple_tree.h) $(KMT_GEN_HDRS) $(wildcard kernel/maple/shim/*.h kernel/maple/shim/*/*.h)
 	@mkdir -p $(@D)
 	$(call msg,PROBE,$(KSRC))
 	$(Q)kernel/maple/probe.sh "$(CC)" "$(KSRC)" "$(KMT_GEN)" $@ 2>$@.log || \
-		printf 'KMT_PROBED_KSRC := %s\nKMT_CANNOT := %s (%s)\n' '$(KSRC)' \
-		"$$(grep '^probe: ' $@.log | tail -n 1 | sed 's/^probe: //; s/:$$//' | tr -d '$$#')" \
-		'the probe: $@.log' >$@
+		{ why=$$(grep '^probe: ' $@.log | tail -n 1 | sed 's/^probe: //; s/:$$//' | tr -d '$$#'); \
+		case $$why in *"cannot be built"*) ;; \
+		*) why="kfuzz_mtree cannot be built from $(KTREE_NAME): $$why (the probe: $@.log)" ;; esac; \
+		printf 'KMT_PROBED_KSRC := %s\nKMT_CANNOT := %s\n' '$(KSRC)' "$$why" >$@; }
+# (the probe's verdict; these until it is made)
+KMT_SHIM_DIR := tools/testing/shared
 -include $(KMT_CONFIG)
 # a config probed for another tree is made again
 ifneq ($(KMT_PROBED_KSRC),$(KSRC))
 $(KMT_CONFIG): FORCE
 endif
 
-# Kernel files: the kernel's dialect and warnings off (for them only), the
+# Kernel files: the kernel's dialect and warnings off (for them only) but
+# implicit declarations, which would call a function the tree lacks as int
+# (-w would silence them too; gcc ignores the -Wno- it does not know), the
 # shim's include paths behind ours (kernel/maple/shim shadows its rcupdate.h and
 # liburcu's uatomic.h), the prelude forced in first.
-KMT_CFLAGS = -std=gnu11 -D_GNU_SOURCE -w -Ikernel/maple/shim -I$(KMT_GEN) \
-	-I$(KSRC)/tools/testing/shared -I$(KSRC)/tools/include -I$(KSRC)/lib -Isrc -I. \
+KMT_CFLAGS = -std=gnu11 -D_GNU_SOURCE -Wno-everything -Werror=implicit-function-declaration \
+	-Ikernel/maple/shim $(KMT_SHIM_INC) -I$(KMT_GEN) \
+	-I$(KSRC)/$(KMT_SHIM_DIR) -I$(KSRC)/tools/include $(KMT_ARCH_INC) -I$(KSRC)/lib -Isrc -I. \
 	-include kernel/maple/shim/kmt_prelude.h $(KMT_QUIRK_CFLAGS) $(KMT_DEFS)
 
 KMT_FLAVORS := replay libfuzzer $(if $(HAVE_AFL),afl)
@@ -139,7 +152,7 @@ $(KOBJ)/kernel-$(1)/kmt_unit.o: kernel/maple/kmt_unit.c kernel/maple/kmt.h $(KOB
 	$$(call msg,CC,[kernel-$(1)] $$(KSRC)/lib/maple_tree.c)
 	$$(Q)$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KMT_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 
-$(KOBJ)/kernel-$(1)/linux.o: $(KSRC)/tools/testing/shared/linux.c $(KOBJ)/kernel-$(1)/.flags \
+$(KOBJ)/kernel-$(1)/linux.o: $(KSRC)/$(KMT_SHIM_DIR)/linux.c $(KOBJ)/kernel-$(1)/.flags \
 		$(KMT_CONFIG) $(KMT_GEN_HDRS)
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[kernel-$(1)] $$<)

@@ -2,8 +2,9 @@
 /* vmafuzz-twin: fuzz_mm (the model target whose seeds, dictionary and mutator it uses) */
 /*
  * kfuzz_vma: fuzz_mm's programs on the kernel's own mm/vma.c (as_kernel_vma,
- * compiled from the kernel tree given at build time, with the callers'
- * logic of 6.12's mmap, munmap, mprotect and madvise in kvma_unit.c), with the
+ * compiled from the kernel tree given at build time, with the logic of the
+ * tree's mmap, munmap, mprotect and madvise callers that vma.c lacks in
+ * kernel/vma/kvma_callers_<layout>.c), with the
  * model as its shadow (as_pair): after every call the same result and the
  * same VMAs (start, end, flags, page offset), the kernel's validate_mm and
  * the model's invariants. On one thread: the stubs' locks do nothing, so

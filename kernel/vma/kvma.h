@@ -7,12 +7,14 @@
  * kvma_backend.c turns it into the struct as_backend `as_kernel_vma`. No
  * kernel header is needed to use it.
  *
- * In the layout supported (vma-merge-api: 6.12's mm/vma.c, kernel/
- * vma/probe.sh) the callers of vma.c live in mm/mmap.c, mm/mprotect.c and
- * mm/madvise.c, which are not compiled: kvma_unit.c writes what they do
- * around vma.c's calls (do_mmap + mmap_region, do_mprotect_pkey +
- * mprotect_fixup, do_madvise + madvise_walk_vmas + madvise_update_vma,
- * __vm_munmap), step for step, minus pages, page tables and locks.
+ * The callers of vma.c live in mm/mmap.c, mm/mprotect.c and mm/madvise.c,
+ * which are not compiled: the layout's callers file (kernel/vma/probe.sh
+ * finds the layout) writes what they do around vma.c's calls, step for
+ * step, minus pages, page tables and locks: do_mmap + mmap_region,
+ * do_mprotect_pkey + mprotect_fixup, do_madvise + madvise_walk_vmas +
+ * madvise_update_vma, __vm_munmap (vma-merge-api, 6.12), or only what
+ * mm/vma.c does not have itself (vma-mmap-region, 7.3: its mmap_region,
+ * unmapped_area_topdown and __vm_munmap are the kernel's).
  *
  * Allocations of VMAs (vm_area_alloc, vm_area_dup) and of the shmem file
  * of a shared anonymous mapping ask the runtime's failure injector

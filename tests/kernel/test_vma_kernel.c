@@ -183,9 +183,11 @@ static bool test_compare_sees(void)
 	return true;
 }
 
+/* one of the layouts kernel/vma/probe.sh knows, as the objects were built */
 static bool test_layout(void)
 {
-	ASSERT(strcmp(kvma_layout(), "vma-merge-api") == 0);
+	ASSERT(!strcmp(kvma_layout(), "vma-merge-api") ||
+	       !strcmp(kvma_layout(), "vma-mmap-region"));
 	return true;
 }
 
@@ -407,26 +409,39 @@ static bool test_madvise_fail_at(void)
  * MAP_FIXED over the tail of a VMA of the same flags: the merge with the
  * head (vma_merge_new_range -> vma_expand) fails on its preallocation,
  * and __mmap_region goes on to a VMA of its own: the call succeeds with
- * the range in two VMAs, where the model fails it with -ENOMEM.
+ * the range in two VMAs, where the model fails it with -ENOMEM. Which
+ * allocation that is depends on the tree (6.12: the 4th), so every
+ * position is tried until the call allocates no more.
  */
 static bool test_mmap_merge_nomem(void)
 {
-	struct kvma_mm *k = kvma_create(MMF_WINDOW_LO, MMF_WINDOW_HI);
-	struct kvma_vma v[4];
-	int64_t r;
+	unsigned absorbed = 0;
 
-	ASSERT(k != NULL);
-	ASSERT_EQ(kvma_mmap(k, AT(0x10), 8 * PG, 3, 0x22 | 0x10), AT(0x10));
-	alloc_fail_arm(4);
-	r = kvma_mmap(k, AT(0x14), 4 * PG, 3, 0x22 | 0x10);
-	ASSERT(alloc_fail_fired());
-	alloc_fail_disarm();
-	ASSERT_EQ(r, AT(0x14));
-	ASSERT_EQ(kvma_vmas(k, 0, UINT64_MAX, v, 4), 2);
-	ASSERT_EQ(v[0].end, AT(0x14));
-	ASSERT_EQ(v[1].start, AT(0x14));
-	ASSERT_EQ(kvma_validate(k), 0);
-	kvma_destroy(k);
+	for (uint64_t n = 1;; n++) {
+		struct kvma_mm *k = kvma_create(MMF_WINDOW_LO, MMF_WINDOW_HI);
+		struct kvma_vma v[4];
+		bool fired;
+		int64_t r;
+
+		ASSERT(k != NULL);
+		ASSERT_EQ(kvma_mmap(k, AT(0x10), 8 * PG, 3, 0x22 | 0x10), AT(0x10));
+		alloc_fail_arm(n);
+		r = kvma_mmap(k, AT(0x14), 4 * PG, 3, 0x22 | 0x10);
+		fired = alloc_fail_fired();
+		alloc_fail_disarm();
+		if (fired && r == AT(0x14) && kvma_vmas(k, 0, UINT64_MAX, v, 4) == 2) {
+			ASSERT_EQ(v[0].end, AT(0x14));
+			ASSERT_EQ(v[1].start, AT(0x14));
+			absorbed++;
+		}
+		ASSERT_EQ(kvma_validate(k), 0);
+		kvma_destroy(k);
+		ASSERT_EQ(kvma_live(), 0);
+		if (!fired)
+			break;
+		ASSERT(n < 64);
+	}
+	ASSERT(absorbed > 0);
 	return true;
 }
 

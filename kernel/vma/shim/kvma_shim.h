@@ -54,6 +54,8 @@ int kvma_warn(int cond, const char *file, int line, const char *expr);
 #undef VM_BUG_ON_VMA
 #undef VM_WARN_ON_ONCE_MM
 #undef VM_BUG_ON_MM
+#undef VM_WARN_ON_ONCE_VMA
+#undef VM_WARN_ON_VMG
 #define KVMA_WARN(e) kvma_warn(!!(e), __FILE__, __LINE__, #e)
 #define WARN_ON(e) KVMA_WARN(e)
 #define WARN_ON_ONCE(e) KVMA_WARN(e)
@@ -64,6 +66,8 @@ int kvma_warn(int cond, const char *file, int line, const char *expr);
 #define VM_BUG_ON_VMA(e, vma) ((void)KVMA_WARN(e))
 #define VM_WARN_ON_ONCE_MM(e, mm) KVMA_WARN(e)
 #define VM_BUG_ON_MM(e, mm) ((void)KVMA_WARN(e))
+#define VM_WARN_ON_ONCE_VMA(e, vma) KVMA_WARN(e)
+#define VM_WARN_ON_VMG(e, vmg) KVMA_WARN(e)
 
 #ifndef PAGE_ALIGNED
 #define PAGE_ALIGNED(addr) (((unsigned long)(addr) & (PAGE_SIZE - 1)) == 0)
@@ -76,16 +80,42 @@ int kvma_warn(int cond, const char *file, int line, const char *expr);
 #define pr_warn printk
 #endif
 
-#ifndef KVMA_HAVE_vma_dummy_vm_ops
+/*
+ * What the stubs declare and leave to their test program to define (the
+ * probe found each undefined in the unit's object), with the kernel's
+ * defaults.
+ */
+#ifdef KVMA_NEED_vma_dummy_vm_ops
 /* the ops a VMA gets from vma_init: not anonymous until vma_set_anonymous */
 const struct vm_operations_struct vma_dummy_vm_ops;
 #endif
 
-#ifndef KVMA_HAVE_get_current
+#ifdef KVMA_NEED_get_current
 static struct task_struct kvma_current;
 struct task_struct *get_current(void)
 {
 	return &kvma_current;
+}
+#endif
+
+#ifdef KVMA_NEED_mmap_min_addr
+unsigned long mmap_min_addr = 65536; /* CONFIG_DEFAULT_MMAP_MIN_ADDR (x86) */
+#endif
+#ifdef KVMA_NEED_dac_mmap_min_addr
+unsigned long dac_mmap_min_addr = 65536;
+#endif
+#ifdef KVMA_NEED_stack_guard_gap
+unsigned long stack_guard_gap = 256UL << PAGE_SHIFT;
+#endif
+#ifdef KVMA_NEED_sysctl_max_map_count
+int sysctl_max_map_count = DEFAULT_MAX_MAP_COUNT;
+#endif
+#ifdef KVMA_NEED_rlimit
+/* no resource limit here */
+unsigned long rlimit(unsigned int limit)
+{
+	(void)limit;
+	return ~0UL; /* RLIM_INFINITY */
 }
 #endif
 

@@ -25,5 +25,6 @@ int cmd_conform(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_statsd(int argc, char **argv);
+int cmd_fuzz(int argc, char **argv);
 
 #endif

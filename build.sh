@@ -23,135 +23,26 @@
 #   ./build.sh clean                remove out/
 #
 # OSS-Fuzz: when LIB_FUZZING_ENGINE and OUT are both set, builds exactly what
-# OSS-Fuzz expects into $OUT, whatever the arguments; objects go to
-# $WORK/vmafuzz when WORK is set (OSS-Fuzz sets it), else out/obj/oss-fuzz.
-# With KSRC=<kernel tree> set too, the kernel targets are built there as well.
+# OSS-Fuzz expects into $OUT, whatever the arguments (scripts/oss-fuzz-build.sh).
 #
 # Environment: CC (replay/tool/test compiler, default clang), JOBS (parallel
 # jobs, default nproc), VMAFUZZ_NO_DEPS=1 (skip scripts/install-deps.sh),
 # VMAFUZZ_TEST_TIMEOUT (seconds per test, default 900), V=1 (verbose make),
 # VMAFUZZ_AFL_BIND=1 (let afl-fuzz pin itself to a core; off by default),
-# COV_CC (compiler of the coverage build, default clang).
+# COV_CC (compiler of the coverage build, default clang), and those of
+# vmafuzz fuzz --help (VMAFUZZ_WORK_ROOT, VMAFUZZ_STATUS_EVERY).
 set -euo pipefail
 
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
 ROOT=$PWD
-JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-
-run_make() {
-	# -s: no "Nothing to be done" chatter; the Makefile prints its own short
-	# progress lines (full commands with V=1).
-	if [ "${V:-0}" = 1 ]; then
-		make -j"$JOBS" --no-print-directory "$@"
-	else
-		make -j"$JOBS" --no-print-directory -s "$@"
-	fi
-}
+. scripts/build-lib.sh
 
 deps() {
 	[ "${VMAFUZZ_NO_DEPS:-0}" = 1 ] || scripts/install-deps.sh
 }
 
-targets() {
-	local f
-	for f in fuzz/targets/fuzz_*.c; do
-		[ -e "$f" ] && basename "$f" .c
-	done
-}
-
-# The kernel targets (kernel/<backend>/kfuzz_<name>.c; built by ./build.sh kernel).
-kernel_targets() {
-	local f
-	for f in kernel/*/kfuzz_*.c; do
-		[ -e "$f" ] && basename "$f" .c
-	done
-}
-
-# kernel_src NAME: the source of kernel target NAME, or nothing.
-kernel_src() {
-	local f
-	for f in kernel/*/"$1".c; do
-		[ -e "$f" ] && echo "$f"
-	done
-	return 0
-}
-
-# The model target whose programs a kernel or live target runs (its
-# "vmafuzz-twin:" line): its seeds, dictionary and mutator are the target's.
-kernel_twin() {
-	local src=live/$1.c
-	[ -e "$src" ] || src=$(kernel_src "$1")
-	sed -n 's|^/\* vmafuzz-twin: \([a-z_]*\).*|\1|p' "$src" | head -n 1
-}
-
-# Files of a folder, not counting dotfiles (a crash folder's .builds) or
-# AFL++'s README.txt.
-count_files() {
-	[ -d "$1" ] && find "$1" -maxdepth 1 -type f ! -name '.*' ! -name README.txt | wc -l || echo 0
-}
-
 usage() {
 	sed -n '3,/^set -euo/s/^# \{0,1\}//p' "$0"
-}
-
-# ------------------------------------------------------------------ OSS-Fuzz
-oss_fuzz() {
-	export CC=${CC:-clang} CXX=${CXX:-clang++}
-	export CFLAGS=${CFLAGS:-} CXXFLAGS=${CXXFLAGS:-}
-	mkdir -p "$OUT"
-	# OSS-Fuzz's scratch directory $WORK keeps objects between builds (and
-	# apart, for builds run side by side with different flags).
-	local objs=()
-	[ -n "${WORK:-}" ] && objs=(OUTDIR="$WORK/vmafuzz")
-	run_make oss-fuzz OSSFUZZ_OUT="$OUT" "${objs[@]}"
-	# the kernel targets too when a kernel tree is given (OSS-Fuzz's image
-	# has no Debian package to install: oss-fuzz/Dockerfile fetches one)
-	local kts=""
-	if [ -n "${KSRC:-}" ]; then
-		run_make kfuzz-oss-fuzz OSSFUZZ_OUT="$OUT" KSRC="$KSRC" "${objs[@]}"
-		kts=$(kernel_targets)
-	fi
-
-	# Seeds are compiled by a tool built with plain $CC -O1 (no fuzzing
-	# instrumentation), in $WORK/vmafuzz-seeds or a scratch output directory.
-	local t tmp
-	if [ -n "${WORK:-}" ]; then
-		tmp=$WORK/vmafuzz-seeds
-		rm -rf "$tmp/corpus" # no stale seeds in the zip
-	else
-		OSS_TMP=$(mktemp -d)
-		trap 'rm -rf "$OSS_TMP"' EXIT
-		tmp=$OSS_TMP
-	fi
-	run_make OUTDIR="$tmp" FLAGS_tool=-O1 corpus
-
-	local tw
-	for t in $(targets) $kts; do
-		tw=$t # a kernel target's seeds and dictionary are its model twin's
-		[ -n "$(kernel_src "$t")" ] && tw=$(kernel_twin "$t")
-		rm -f "$OUT/${t}_seed_corpus.zip"
-		if [ "$(count_files "$tmp/corpus/$tw")" -gt 0 ]; then
-			if command -v zip >/dev/null 2>&1; then
-				zip -q -j "$OUT/${t}_seed_corpus.zip" "$tmp/corpus/$tw"/*
-			else
-				python3 - "$OUT/${t}_seed_corpus.zip" "$tmp/corpus/$tw" <<-'EOF'
-				import os, sys, zipfile
-				with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
-				    for name in sorted(os.listdir(sys.argv[2])):
-				        z.write(os.path.join(sys.argv[2], name), name)
-				EOF
-			fi
-		fi
-		{
-			echo "[libfuzzer]"
-			if [ -f "dict/$tw.dict" ]; then
-				cp "dict/$tw.dict" "$OUT/$t.dict"
-				echo "dict = $t.dict"
-			fi
-			echo "max_len = 4096"
-		} >"$OUT/$t.options"
-		echo "oss-fuzz: $OUT/$t"
-	done
 }
 
 # --------------------------------------------------------------- default build
@@ -256,87 +147,9 @@ run_tests() {
 	[ "$FAILED" -eq 0 ]
 }
 
-# ------------------------------------------------------------------- coverage
-# The tools of the clang that builds the coverage flavor (same profile format).
-llvm_tool() {
-	local major
-	major=$(${COV_CC:-clang} -dumpversion 2>/dev/null | cut -d. -f1)
-	if [ -n "$major" ] && command -v "$1-$major" >/dev/null 2>&1; then
-		echo "$1-$major"
-	elif command -v "$1" >/dev/null 2>&1; then
-		echo "$1"
-	else
-		echo "build.sh coverage: $1 not found (install the llvm package)" >&2
-		return 1
-	fi
-}
-
-# Replay each target's seeds, its libFuzzer corpus out/work/<target>/corpus
-# and its AFL++ queues out/work/<target>/afl/*/queue (those not empty) in
-# out/coverage/<target>, merge the profiles, write the HTML report to
-# out/coverage/html/ and print line and branch coverage per file of src/,
-# naming every folder replayed.
-coverage() {
-	local profdata cov t d dir=out/coverage prof f failed replayed=()
-	deps
-	profdata=$(llvm_tool llvm-profdata) && cov=$(llvm_tool llvm-cov) || exit 1
-	run_make coverage corpus
-	rm -rf "$dir/profiles" "$dir/html"
-	mkdir -p "$dir/profiles"
-	local objects=()
-	for t in $(targets); do
-		objects+=("$dir/$t")
-		local w=${VMAFUZZ_WORK_ROOT:-out/work}
-		for d in "out/corpus/$t" "$w/$t/corpus" "$w/$t"/afl/*/queue; do
-			[ "$(count_files "$d")" -gt 0 ] || continue
-			replayed+=("$d ($(count_files "$d"))")
-			echo "coverage: $t <- $d ($(count_files "$d") inputs)"
-			# %m: one profile per binary, merged as processes finish
-			prof="$ROOT/$dir/profiles/$t-%m.profraw"
-			if ! LLVM_PROFILE_FILE=$prof "$dir/$t" "$d" >"$dir/replay.log" 2>&1; then
-				# an input failed and took the process's profile with it:
-				# one process per input
-				failed=0
-				for f in "$d"/*; do
-					[ -f "$f" ] || continue
-					LLVM_PROFILE_FILE=$prof "$dir/$t" "$f" >/dev/null 2>&1 ||
-						failed=$((failed + 1))
-				done
-				echo "coverage: $failed input(s) in $d fail (replay them: out/replay/$t FILE)"
-			fi
-		done
-	done
-	if ! ls "$dir"/profiles/*.profraw >/dev/null 2>&1; then
-		echo "build.sh coverage: no profiles (no seeds?)" >&2
-		exit 1
-	fi
-	"$profdata" merge -sparse "$dir"/profiles/*.profraw -o "$dir/coverage.profdata"
-	local objargs=("${objects[0]}") o
-	for o in "${objects[@]:1}"; do
-		objargs+=(-object "$o")
-	done
-	"$cov" show -format=html -output-dir="$dir/html" -instr-profile="$dir/coverage.profdata" \
-		-show-line-counts-or-regions -show-branches=count "${objargs[@]}" src fuzz
-	echo
-	echo "Coverage of src/ by the inputs of:"
-	printf '  %s\n' "${replayed[@]}"
-	# llvm-cov report columns: file, regions (3), functions (3), lines (3), branches (3)
-	"$cov" report -instr-profile="$dir/coverage.profdata" "${objargs[@]}" src |
-		awk -v root="$ROOT/" '
-			NF >= 13 && ($1 ~ /\.[ch]$/ || $1 == "TOTAL") {
-				f = $1; sub("^" root, "", f)
-				if (f != "TOTAL" && f !~ /^src\//) f = "src/" f
-				printf "%d   %-24s lines %7s %-11s branches %7s %s\n", f == "TOTAL", f,
-					$(NF-3), sprintf("(%d/%d)", $(NF-5) - $(NF-4), $(NF-5)),
-					$NF, sprintf("(%d/%d)", $(NF-2) - $(NF-1), $(NF-2))
-			}' | LC_ALL=C sort | cut -c2-
-	echo "HTML report: $ROOT/$dir/html/index.html"
-}
-
 # ----------------------------------------------------------------------- main
 if [ -n "${LIB_FUZZING_ENGINE:-}" ] && [ -n "${OUT:-}" ]; then
-	oss_fuzz
-	exit 0
+	exec scripts/oss-fuzz-build.sh
 fi
 
 action=${1:-all}
@@ -350,7 +163,7 @@ fuzz)
 	run_make tool
 	exec out/vmafuzz fuzz "$@"
 	;;
-coverage) coverage ;;
+coverage) deps; exec scripts/coverage.sh ;;
 replay) deps; run_make replay ;;
 kernel)
 	deps

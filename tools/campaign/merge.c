@@ -123,7 +123,8 @@ static bool checked(const char *fresh, const char *corpus, long want, struct mer
 			 ngot);
 	for (long i = 0; ok && ngot == want && i < ngot; i++)
 		if (!bsearch(&got[i], have, (size_t)nhave, sizeof(*have), cmp_print)) {
-			snprintf(r->why, sizeof(r->why), "a file written is no input's copy");
+			snprintf(r->why, sizeof(r->why),
+				 "a file it wrote is no whole copy of an input (a full disk?)");
 			ok = false;
 		}
 	free(have);

@@ -66,19 +66,19 @@ int run_libfuzzer(const struct campaign *c)
 	engine_libfuzzer(c, &cmd);
 	strv_join(&cmd, line, sizeof(line));
 	printf("+ ASAN_OPTIONS=%s %s\n", getenv("ASAN_OPTIONS"), line);
-	if (!run_log(c, c->build, true, log, sizeof(log)))
-		return 2;
-	printf("   engine log: %s\n", campaign_abs(log, abs, sizeof(abs)));
-
 	crash_set_take(crashes, &before);
-	if (!records_run_line(crashes, c->build, NULL))
-		return 2;
-	io.out = log;
-	l.start = time(NULL);
-	l.pid = guard_spawn(cmd.v, &io);
+	if (run_log(c, c->build, true, log, sizeof(log)) &&
+	    records_run_line(crashes, c->build, NULL)) {
+		printf("   engine log: %s\n", campaign_abs(log, abs, sizeof(abs)));
+		io.out = log;
+		l.start = time(NULL);
+		l.pid = guard_spawn(cmd.v, &io);
+	}
 	strv_free(&cmd);
-	if (l.pid < 0)
+	if (l.pid <= 0) {
+		crash_set_free(&before);
 		return 2;
+	}
 	l.source = log;
 	l.seconds = c->o->seconds;
 	l.every = c->every;

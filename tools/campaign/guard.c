@@ -37,6 +37,20 @@ static void on_signal(int sig)
 			caught[i] = 1;
 }
 
+/* Ctrl-Z and fg: the groups are not the terminal's, so they stop and go
+ * on with this process, as one job of the shell's would. */
+static void on_stop(int sig)
+{
+	int e = errno;
+
+	for (int g = 0; g < ngroups; g++)
+		if (groups[g].pass != GUARD_PASS_NONE || sig == SIGCONT)
+			kill(-groups[g].pgid, sig == SIGCONT ? SIGCONT : SIGSTOP);
+	if (sig == SIGTSTP)
+		kill(getpid(), SIGSTOP);
+	errno = e;
+}
+
 static void nap(long ms)
 {
 	struct timespec t = {ms / 1000, (ms % 1000) * 1000000};
@@ -244,6 +258,7 @@ bool guard_start(const char *mark)
 		signal(SIGINT, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGPIPE, SIG_IGN);
+		signal(SIGTSTP, SIG_IGN);
 		close(fds[1]);
 		for (int fd = 0; fd < 3; fd++)
 			dup2(null, fd);
@@ -258,6 +273,9 @@ bool guard_start(const char *mark)
 	signal(SIGPIPE, SIG_IGN);
 	for (int i = 0; i < 3; i++)
 		sigaction(signals[i], &sa, NULL);
+	sa.sa_handler = on_stop;
+	sigaction(SIGTSTP, &sa, NULL);
+	sigaction(SIGCONT, &sa, NULL);
 	return true;
 }
 
@@ -329,6 +347,8 @@ pid_t guard_spawn(char *const argv[], const struct guard_io *io)
 		for (int i = 0; i < 3; i++)
 			signal(signals[i], SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGTSTP, SIG_DFL);
+		signal(SIGCONT, SIG_DFL);
 		close(sync[1]);
 		/* run only once the watcher knows the group */
 		do

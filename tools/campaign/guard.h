@@ -12,7 +12,8 @@
  * which every process started gets as TMPDIR (libFuzzer's -fork folder
  * libFuzzerTemp.FuzzWithFork<pid>.dir and its merge control files go
  * there). SIGINT, SIGTERM and SIGHUP to this process are passed on to the
- * groups that are running, each as its process wants them (guard_pass).
+ * groups that are running, each as its process wants them (guard_pass);
+ * SIGTSTP stops them with this process, SIGCONT has them go on.
  */
 #ifndef VMAFUZZ_CAMPAIGN_GUARD_H
 #define VMAFUZZ_CAMPAIGN_GUARD_H

@@ -11,7 +11,7 @@
 #   fuzz/run/main_engine.c      LLVMFuzzerTestOneInput, compiled once per target
 #   fuzz/run/main_replay.c      main() of the replay driver, once per target
 #   live/*.c                    the real-kernel runner (conform; live/live.mk)
-#   tools/ tools/triage/ tools/repro/repro_emit.c bench/
+#   tools/ tools/triage/ tools/campaign/ tools/repro/repro_emit.c bench/
 #                               out/vmafuzz (main() in tools/vmafuzz.c)
 #   tests/test_<name>.c         out/tests/test_<name>
 #   src/*/*.c minus src/runtime/sched.c, sync.c (the fiber backend), src/runtime/threads/*.c
@@ -76,8 +76,8 @@ LIB_SRCS     := $(MODEL_SRCS) $(HARNESS_SRCS)
 # programs of their own (the server's main, out/conform-server, live/live.mk;
 # the guest's init, live/vm/vm.mk)
 LIVE_SRCS    := $(filter-out live/server_main.c live/vm/guest_init.c,$(wildcard live/*.c live/vm/*.c))
-TOOL_SRCS    := $(wildcard tools/*.c tools/triage/*.c bench/*.c) tools/repro/repro_emit.c \
-		$(LIVE_SRCS)
+TOOL_SRCS    := $(wildcard tools/*.c tools/triage/*.c tools/campaign/*.c bench/*.c) \
+		tools/repro/repro_emit.c $(LIVE_SRCS)
 TEST_SRCS    := $(wildcard tests/test_*.c)
 TARGETS      := $(patsubst fuzz/targets/%.c,%,$(wildcard fuzz/targets/fuzz_*.c))
 TESTS        := $(patsubst tests/%.c,%,$(TEST_SRCS))
@@ -335,6 +335,13 @@ $(TEST_BINS): $(OUTDIR)/tests/%: $(OBJDIR)/test/tests/%.o $(call objs,test,$(LIB
 	$(call msg,LD,$@)
 	$(Q)$(CC_test) $(LINK_test) $^ $(LDLIBS) -o $@
 
+# tests/test_campaign.c checks the fuzzing runner's parts (tools/campaign/),
+# which are the tool's: they are linked in too
+CAMPAIGN_TEST_SRCS := $(wildcard tools/campaign/*.c) tools/triage/crash_build.c tools/file_util.c \
+		      tools/text_util.c
+$(OUTDIR)/tests/test_campaign: $(call objs,test,$(CAMPAIGN_TEST_SRCS))
+$(OBJDIR)/gcc-check/bin/tests/test_campaign: $(call objs,gcc-check,$(CAMPAIGN_TEST_SRCS))
+
 # gcc-check links into its own directory so it never replaces real outputs.
 $(GCC_REPLAY_BINS): $(OBJDIR)/gcc-check/bin/replay/%: $(OBJDIR)/gcc-check/replay/%.o \
 		$(call objs,gcc-check,$(LIB_SRCS))
@@ -403,10 +410,13 @@ bug_comma := ,
 bug_space := $(subst ,, )
 BUG_LIST := $(sort $(subst $(bug_comma), ,$(subst +, ,$(BUG))))
 BUG_NAME := $(subst $(bug_space),+,$(BUG_LIST))
-.PHONY: bug-replay bug-libfuzzer bug-afl bug-stable list-bugs
+.PHONY: bug-replay bug-libfuzzer bug-afl bug-stable list-bugs list-planted
 # the known-bug suite's: not the test_ plants, which test the harness itself
 list-bugs:
 	@echo $(filter-out test_%,$(BUGS))
+# all of them, the test_ plants too (vmafuzz fuzz --bug takes any)
+list-planted:
+	@echo $(BUGS)
 ifeq ($(BUG_LIST),)
 bug-replay bug-libfuzzer bug-afl bug-stable:
 	@echo "make $@: set BUG=<name>; planted bugs: $(BUGS)" >&2; exit 2

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# ./build.sh fuzz --afl as its user sees it (scripts/afl-lib.sh,
+# ./build.sh fuzz --afl as its user sees it (tools/campaign/run_afl.h,
 # tools/cmd_statsd.c):
 #  - vmafuzz statsd turns AFL++'s statsd packets into plot_data rows (time
 #    from fuzzer_stats' start_time, map density), refuses bad command lines;
-#  - its rows go in front of afl-fuzz's own in plot_data; what afl-fuzz
-#    leaves behind (a stopped process carrying the run's mark) is ended;
+#    (how its rows go in front of afl-fuzz's own in plot_data, and how what
+#    afl-fuzz leaves behind is ended: tests/test_campaign.c)
 #  - a 20 s run off a terminal: status lines, afl-fuzz's output in a log,
 #    plot_data with a row a second that vmafuzz plot draws as a line,
 #    afl-whatsup counting the fuzzer alive while it runs and dead after
 #    (fuzzer_pid is afl-fuzz's own pid), nothing of it left running;
-#  - on a terminal (script(1)) afl-fuzz draws its status screen instead.
+#  - on a terminal (script(1)) afl-fuzz draws its status screen instead,
+#    unless AFL_NO_UI is set.
 # Run by ./build.sh test with OUT and ROOT set.
 set -u
 cd "$ROOT"
 . tests/shlib
-. scripts/afl-lib.sh
 V=$OUT/vmafuzz
 
 # ---- vmafuzz statsd ----------------------------------------------------------
@@ -77,46 +77,6 @@ sh -c "exec '$V' statsd --port-file '$T/port2' --parent \$\$ '$T/rows2' & sleep 
 sleep 2
 pgrep -f "statsd --port-file $T/port2" >/dev/null && bad "vmafuzz statsd outlived its parent" || ok
 
-# ---- plot_data rows, leftovers, the status screen decision -------------------
-hdr='# relative_time, cycles_done, cur_item, corpus_count, pending_total, pending_favs, map_size, saved_crashes, saved_hangs, max_depth, execs_per_sec, total_execs, edges_found'
-printf '%s\n60, 0, 1, 9, 9, 1, 1.00%%, 0, 0, 1, 9.00, 900, 90\n' "$hdr" >"$T/plot_data"
-printf '%s\n1, 0, 1, 1, 1, 1, 1.00%%, 0, 0, 1, 9.00, 10, 10\n59, 0, 1, 8, 8, 1, 1.00%%, 0, 0, 1, 9.00, 880, 88\n60, 0, 1, 9, 9, 1, 1.00%%, 0, 0, 1, 9.00, 890, 89\n' \
-	"$hdr" >"$T/ours"
-afl_merge_rows "$T/plot_data" "$T/ours"
-if [ "$(cut -d, -f1 "$T/plot_data" | paste -sd' ')" = "${hdr%%,*} 1 59 60" ] &&
-	grep -q '^60, .*, 900, 90$' "$T/plot_data" && [ ! -e "$T/ours" ]; then
-	ok
-else
-	bad "rows merged wrong:"; cat "$T/plot_data"
-fi
-
-env VMAFUZZ_AFL_RUN="test-$$" sleep 300 &
-left=$!
-disown "$left" # (no notice of its death)
-# (stopped once env has become sleep, with the mark)
-for ((i = 0; i < 50; i++)); do
-	grep -qz "^VMAFUZZ_AFL_RUN=test-$$\$" "/proc/$left/environ" 2>/dev/null && break
-	sleep 0.1
-done
-kill -STOP "$left"
-[ "$(afl_leftovers "test-$$")" = "$left" ] && ok || bad "afl_leftovers: '$(afl_leftovers "test-$$")', want $left"
-expect 0 "ended what afl-fuzz left behind: $left sleep \(T" afl_end_leftovers "test-$$"
-sleep 0.3
-if kill -0 "$left" 2>/dev/null && [ "$(ps -o stat= -p "$left" | cut -c1)" != Z ]; then
-	bad "a stopped leftover survived"
-	kill -KILL "$left"
-else
-	ok
-fi
-[ -z "$(afl_end_leftovers "test-$$")" ] && ok || bad "afl_end_leftovers spoke with nothing left"
-
-# the decision, here (a log) and on a terminal (script(1)'s)
-afl_wants_ui && bad "afl_wants_ui off a terminal" || ok
-script -qec "bash -c '. scripts/afl-lib.sh; afl_wants_ui && echo UI-YES'" /dev/null >"$T/tty" 2>&1
-grep -q UI-YES "$T/tty" && ok || bad "afl_wants_ui on a terminal: $(cat "$T/tty")"
-AFL_NO_UI=1 script -qec "bash -c '. scripts/afl-lib.sh; afl_wants_ui || echo UI-NO'" /dev/null >"$T/tty" 2>&1
-grep -q UI-NO "$T/tty" && ok || bad "afl_wants_ui with AFL_NO_UI set: $(cat "$T/tty")"
-
 # ---- real runs -----------------------------------------------------------------
 if ! command -v afl-fuzz >/dev/null 2>&1 || ! command -v afl-clang-fast >/dev/null 2>&1; then
 	echo "(afl++ not installed: ./build.sh fuzz --afl is not run)"
@@ -176,5 +136,10 @@ grep -aq 'process timing' "$T/tty.log" && grep -aq 'overall results' "$T/tty.log
 	{ bad "no status screen on a terminal:"; tail -c 2000 "$T/tty.log"; }
 grep -aq 'elapsed, [0-9]*s left' "$T/tty.log" && bad "status lines over the status screen" || ok
 grep -aq 'afl-fuzz exit status 0' "$T/tty.log" && ok || bad "the run on a terminal failed"
+# ... and with AFL_NO_UI set there, status lines
+script -qec "AFL_NO_UI=1 VMAFUZZ_NO_DEPS=1 VMAFUZZ_WORK_ROOT=$W ./build.sh fuzz --afl $t 5" \
+	/dev/null >"$T/tty.log" 2>&1 </dev/null
+grep -aq 'process timing' "$T/tty.log" && bad "a status screen with AFL_NO_UI set" || ok
+grep -aq 'elapsed, [0-9]*s left' "$T/tty.log" && ok || bad "no status line with AFL_NO_UI set"
 
 finish

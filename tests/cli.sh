@@ -106,7 +106,7 @@ for how in "" --in-process; do
 	expect 0 'fork p0 ' "$V" replay $how -v fuzz_fork corpus/fuzz_fork/forked_twice.txt
 done
 # ./build.sh fuzz's command line: --help, a bad option, engine flags after --
-expect 0 'usage: ./build.sh fuzz' ./build.sh fuzz --help
+expect 0 'usage: vmafuzz fuzz' ./build.sh fuzz --help
 expect 2 "unknown option '--bogus' \\(engine flags go after '--'" ./build.sh fuzz --bogus
 expect 2 "no planted bug 'nosuch'" ./build.sh fuzz --bug nosuch fuzz_fork 5
 expect 2 '--bug needs a planted bug' ./build.sh fuzz fuzz_fork --bug

@@ -54,14 +54,16 @@ else
 	ok
 fi
 # a short afl-fuzz run with the library and CmpLog; what it leaves behind
-# is ended as ./build.sh fuzz --afl ends it (scripts/afl-lib.sh: AFL++ 4.04c
-# can leave a stopped persistent-mode child)
-. scripts/afl-lib.sh
+# (AFL++ 4.04c can leave a stopped persistent-mode child) is ended by the
+# mark in its environment, as ./build.sh fuzz --afl ends it
+# (tools/campaign/run_afl.h)
 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 \
 	AFL_CUSTOM_MUTATOR_LIBRARY="$so" VMAFUZZ_AFL_RUN="mutator-$$" \
 	timeout -k 5 60 afl-fuzz -i "$OUT/corpus/$t" -o "$T/afl" -x "dict/$t.dict" \
 	-c "$OUT/afl-cmplog/$t" -V 8 -- "$OUT/afl/$t" >"$T/afl.log" 2>&1
-afl_end_leftovers "mutator-$$"
+left=$(grep -slzxF "VMAFUZZ_AFL_RUN=mutator-$$" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3)
+# shellcheck disable=SC2086 # one pid a word
+[ -z "$left" ] || kill -KILL $left 2>/dev/null
 if grep -q "Loading custom mutator library from '$so'" "$T/afl.log" &&
 	ls "$T/afl/default/queue" 2>/dev/null | grep -q 'vmafuzz'; then
 	ok

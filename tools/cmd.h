@@ -26,5 +26,6 @@ int cmd_corpus(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_statsd(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
+int cmd_fuzz(int argc, char **argv);
 
 #endif

@@ -15,41 +15,12 @@
 #include "tools/triage/crash_target.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static bool has_corpus(const char *root)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	return (size_t)snprintf(path, sizeof(path), "%s/corpus", root) < sizeof(path) &&
-	       !stat(path, &st) && S_ISDIR(st.st_mode);
-}
-
-/* The source tree: the current directory, else the one above the directory
- * of this binary (out/vmafuzz -> .). */
-static bool find_root(char *buf, size_t len)
-{
-	char self[PATH_MAX];
-	ssize_t n;
-
-	if (has_corpus(".")) {
-		snprintf(buf, len, ".");
-		return true;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return false;
-	self[n] = 0;
-	snprintf(buf, len, "%s", dirname(dirname(self)));
-	return has_corpus(buf);
-}
 
 static bool make_dir(const char *path)
 {
@@ -92,17 +63,21 @@ static int parse_args(int argc, char **argv, struct regress_args *a)
 	return a->in ? 0 : cmd_usage_error("regress", "%s", "needs a crash file");
 }
 
-/* The source tree into @root: --root, else find_root; 0 or the exit status. */
+/* The source tree into @root: --root, else source_root(); 0 or the exit status. */
 static int choose_root(const char *root_opt, char *root, size_t len)
 {
 	if (root_opt) {
-		if (!has_corpus(root_opt))
+		char corpus[PATH_MAX];
+
+		if (snprintf(corpus, sizeof(corpus), "%s/corpus", root_opt) >=
+			(int)sizeof(corpus) ||
+		    !path_is_dir(corpus))
 			return cmd_usage_error("regress", "--root %s: no corpus/ directory there",
 					       root_opt);
 		snprintf(root, len, "%s", root_opt);
 		return 0;
 	}
-	if (find_root(root, len))
+	if (source_root(root, len))
 		return 0;
 	fprintf(stderr, "vmafuzz regress: cannot find the source tree (a directory with "
 			"corpus/); use --root\n");

@@ -18,11 +18,14 @@
  *   vmafuzz repro --c FILE [-o OUT.c] [--kselftest]                (cmd_repro.c)
  *   vmafuzz statsd [--port-file F] [--stats FILE] [--map-size N] [--parent PID] OUT
  *                                                                  (cmd_statsd.c)
+ *   vmafuzz fuzz [--bug NAME]... [--afl|--plain] [--jobs N] [--seeds DIR] [TARGET]
+ *                [SECONDS] [-- FLAGS...]           (cmd_fuzz.c, tools/campaign/)
  *
  * This file only dispatches: the table of commands (name, usage, help) and
  * main(). Each command's body is in tools/cmd_<name>.c (cmd.h); what they
- * share in cmd_util.c. Each subcommand answers --help. Errors go to stderr
- * with exit status 2.
+ * share in cmd_util.c. Each subcommand answers --help (before a "--",
+ * after which words are another program's). Errors go to stderr with exit
+ * status 2.
  */
 #include "cmd.h"
 
@@ -185,12 +188,49 @@ static const struct command commands[] = {
      "written to DIR. Exit status: the job's; 1 when the guest stopped without\n"
      "ending it, 124 when --timeout was up, 2 when qemu could not start it.",
      cmd_vm},
+    {"fuzz",
+     "fuzz [--bug NAME]... [--afl|--plain] [--jobs N] [--seeds DIR] [TARGET] [SECONDS]\n"
+     "       [-- ENGINE FLAGS...]",
+     "Build TARGET (default fuzz_mm; kernel targets such as kfuzz_mtree, and\n"
+     "fuzz_conform, which runs fuzz_mm's programs on this machine's kernel too, start\n"
+     "from their model twin's seeds) with make and fuzz it for SECONDS (whole seconds,\n"
+     "default 600) from out/corpus/<target>, the corpus growing in out/work/<target>/\n"
+     "(VMAFUZZ_WORK_ROOT: another folder for out/work). ./build.sh fuzz ARGS builds\n"
+     "this tool and runs it with ARGS.\n"
+     "  --bug NAME  the build with planted bug NAME (make list-bugs; again for more\n"
+     "              than one): out/bugs/NAME/, its replay build too\n"
+     "  --seeds DIR start from DIR's inputs, not out/corpus/<target>\n"
+     "  --afl       under afl-fuzz (CmpLog, the structure-aware mutator)\n"
+     "  --plain     libFuzzer without the structure-aware mutator\n"
+     "  --jobs N    N workers on one corpus (libFuzzer -fork=N -ignore_crashes=1,\n"
+     "              AFL++ one -M and N-1 -S)\n"
+     "  -- FLAGS    passed to the engine as they are (libFuzzer: -runs=1000, -seed=7\n"
+     "              ...; afl-fuzz: -p explore ...), after ours; and ours:\n"
+     "              -return_to_seeds=K, one libFuzzer mutation in K starts from a\n"
+     "              seed (default 16, 0: never)\n"
+     "A status line within the first seconds, then every 5 s on a terminal and every\n"
+     "30 s otherwise (VMAFUZZ_STATUS_EVERY=S: every S s); with --afl on a terminal,\n"
+     "afl-fuzz's status screen instead. The engine's whole log, one per run, in\n"
+     "out/work/<target>/logs/ (fuzz.log: libFuzzer's last). With --afl, plot_data has\n"
+     "a row a second (vmafuzz plot draws it) and afl-whatsup out/work/<target>/afl\n"
+     "works. Crashes go to out/work/<target>/crashes/ (AFL++: afl/default/crashes/,\n"
+     "with --jobs afl/main/crashes/, afl/s1/crashes/...); each folder's .builds says\n"
+     "which build found each crash, from before the engine starts, and vmafuzz\n"
+     "triage, minimize, regress and replay use that build's replay driver. After a\n"
+     "libFuzzer run the corpus keeps what adds coverage (-merge=1, by the target's\n"
+     "build without planted bugs; the corpus is replaced only when the merge\n"
+     "succeeded completely). The summary says what the exit status means, exec/s,\n"
+     "the corpus, the crashes new this run and in all. SIGINT, SIGTERM and SIGHUP\n"
+     "are passed on to the engine, and all the run started ends with it, even when\n"
+     "it is killed. Exit status: the engine's; 2 for a bad command line or a failed\n"
+     "build. ASAN_OPTIONS defaults to quarantine_size_mb=64; JOBS is make's -j.",
+     cmd_fuzz},
     {NULL, NULL, NULL, NULL},
 };
 
 static bool wants_help(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			return true;
 	return false;

@@ -1,30 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Which build found a crash file. `./build.sh fuzz` writes, into each crash
- * folder it fuzzes into, a file `.builds` with one line per crash file it
- * saw appear: "NAME BUILD", BUILD the engine build's folder under out/
- * (libfuzzer, libfuzzer-plain, afl, kernel/libfuzzer, kernel/afl,
- * bugs/<bug>/libfuzzer, bugs/<bug>/afl). Each such build has a replay
- * build beside it (replay, kernel/replay, bugs/<bug>/replay), which the
- * crash commands use for that file unless --replay says otherwise.
+ * Which build found a crash file. `vmafuzz fuzz` (./build.sh fuzz) keeps, in
+ * each crash folder it fuzzes into, a file `.builds` of two kinds of lines:
+ *
+ *   NAME BUILD              BUILD found the crash file NAME
+ *   * BUILD from=S.N        BUILD found the crash files written (their
+ *                           mtime) at S seconds and N nanoseconds since the
+ *                           epoch or later
+ *
+ * BUILD is the engine build's folder under out/ (libfuzzer, libfuzzer-plain,
+ * afl, kernel/libfuzzer, kernel/afl, bugs/<bug>/libfuzzer, bugs/<bug>/afl).
+ * A run writes its "*" line before the engine starts, so that a crash is
+ * placed even when the run is killed, and a NAME line for each crash file
+ * new when it ends. For a file, the last NAME line naming it counts; a file
+ * no NAME line names has the build of the last "*" line whose time is not
+ * after the file's. Each build has a replay build beside it (replay,
+ * kernel/replay, bugs/<bug>/replay), which the crash commands use for that
+ * file unless --replay says otherwise.
  */
 #ifndef VMAFUZZ_CRASH_BUILD_H
 #define VMAFUZZ_CRASH_BUILD_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 /* The build recorded for the crash file at @path into @buf; false if its
  * folder records none for it. */
 bool crash_build_of(const char *path, char *buf, size_t len);
+
+/* The same for a file named @name whose mtime is @mtime, from the text of
+ * a .builds file (@text, @size bytes). */
+bool crash_build_in_text(const char *text, size_t size, const char *name,
+			 const struct timespec *mtime, char *buf, size_t len);
 
 /* Record in @path's folder's .builds that @build found it (a file made from
  * a crash, such as its minimized form, keeps the crash's build); false if
  * that file cannot be written. */
 bool crash_build_record(const char *path, const char *build);
 
-/* The builds recorded in folder @dir's .builds: 0 (none), 1 (one, into
- * @buf) or 2 (more than one; the first into @buf). */
+/* The "*" line for @build from time @from, with its newline, into @buf. */
+bool crash_build_run_line(char *buf, size_t len, const char *build, const struct timespec *from);
+
+/* The builds of the crash files in folder @dir (dotfiles and AFL++'s
+ * README.txt aside): 0 (none), 1 (one, into @buf) or 2 (more than one;
+ * the first into @buf). */
 int crash_builds_in(const char *dir, char *buf, size_t len);
 
 /* The replay build's folder under out/ for engine build @build into @buf

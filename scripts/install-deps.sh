@@ -7,7 +7,8 @@
 #           compile check of `./build.sh test`, zip for OSS-Fuzz seed zips,
 #           liburcu-dev for the ThreadSanitizer stress (`make tsan`),
 #           gnuplot-nox for `vmafuzz plot`, llvm (llvm-profdata, llvm-cov)
-#           for `./build.sh coverage`, clang-format for tests/format.sh.
+#           for `./build.sh coverage`, clang-format for tests/format.sh,
+#           qemu-system-x86, flex, bison, bc and libelf-dev for ./build.sh vm.
 #
 # Silent when everything is present.  As root, missing packages are installed
 # with apt-get (one `apt-get update` first).  Otherwise the missing packages
@@ -71,6 +72,12 @@ clang -E -include urcu/urcu-memb.h -x c /dev/null >/dev/null 2>&1 || optional+=(
 have gnuplot || optional+=(gnuplot-nox)
 { have llvm-profdata && have llvm-cov; } || optional+=(llvm)
 have clang-format || optional+=(clang-format)
+# ./build.sh vm: qemu, and what a kernel's build needs beyond gcc and make
+have qemu-system-x86_64 || optional+=(qemu-system-x86)
+for t in flex bison bc; do
+	have "$t" || optional+=("$t")
+done
+[ -e /usr/include/libelf.h ] || optional+=(libelf-dev)
 
 [ ${#required[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
 
@@ -91,6 +98,8 @@ if [ "$(id -u)" -ne 0 ]; then
 		gnuplot-nox) echo "install-deps: warning: gnuplot missing: vmafuzz plot draws nothing" >&2 ;;
 		llvm) echo "install-deps: warning: llvm-profdata/llvm-cov missing: ./build.sh coverage fails" >&2 ;;
 		clang-format) echo "install-deps: warning: clang-format missing: tests/format.sh checks nothing" >&2 ;;
+		qemu-system-x86 | flex | bison | bc | libelf-dev)
+			echo "install-deps: warning: $p missing: ./build.sh vm cannot build or boot a kernel" >&2 ;;
 		esac
 	done
 	echo "install-deps: to install: sudo apt-get install -y ${optional[*]}" >&2

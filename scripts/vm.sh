@@ -6,6 +6,7 @@
 #
 #   scripts/vm.sh [--kasan] [--bug NAME] [--mem MB] [--cpus N] [--timeout S]
 #                 [--programs N] [--seed S] [--ops K] [TREE] [-- COMMAND...]
+#   scripts/vm.sh --kernel BZIMAGE --replay -- vmafuzz conform FILE...
 #
 # TREE: 6.1, 6.12, current or a path (scripts/kernel-tree.sh; default: the
 # tree in use). The guest kernel comes from scripts/vm-kernel.sh (cached);
@@ -16,12 +17,20 @@
 # seeds, every process compared, with the guest set as the model assumes
 # (no overcommit limit), a map count limit map_limit fills quickly under
 # emulation, and conform's waits long enough for an emulated machine. COMMAND instead: its first word vmafuzz or fuzz_conform is
-# ours; any argument that names a file here goes in at the same path.
+# ours; any argument that names a file here goes in under /host at its path.
 # The run's folder out/vm/runs/<time>/ keeps the console (console.log)
 # and each report (reports/); each report of a program is also a crash of
 # out/work/vm-<kernel>/crashes/ (the program up to the operation under
-# way, its report beside it, and the kernel named in .builds).
+# way, the kernel named in .builds) with its report in reports/ beside.
 # Exit status: the job's (tools/cmd_vm.c).
+#
+# --kernel: that kernel, built before (out/vm/<key>/arch/x86/boot/bzImage).
+# --replay: for triage, minimize and regress, which run it as the replay
+# driver of a guest's crashes (out/vm/<key>/replay/fuzz_mm, which a run
+# writes): each report the kernel prints is a line "vmafuzz: kernel report:
+# TITLE at FILE:LINE" on stderr, the status 1 when there is one and 0
+# otherwise (the programs' own differences from the model aside); nothing
+# is kept.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 OUTDIR=${OUTDIR:-out}
@@ -37,10 +46,16 @@ whole() { # whole NAME VALUE: a whole number >= 1
 	esac
 }
 
-kargs=() mem=2048 cpus=2 timeout=1800 programs=200 seed=1 ops=40 tree= cmd=()
+kargs=() mem=2048 cpus=2 timeout=1800 programs=200 seed=1 ops=40 tree= cmd=() bz= replay=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kasan) kargs+=(--kasan) ;;
+	--replay) replay=1 ;;
+	--kernel)
+		[ $# -gt 1 ] && [ -f "$2" ] || die "--kernel needs a kernel image, not '${2:-}'"
+		bz=$2
+		shift
+		;;
 	--bug)
 		[ $# -gt 1 ] || die "--bug needs a name"
 		kargs+=(--bug "$2")
@@ -66,20 +81,45 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-make -s --no-print-directory -j"$JOBS" tool "$OUTDIR/conform-server" corpus >&2
-bz=$(scripts/vm-kernel.sh "${kargs[@]}" ${tree:+"$tree"}) || exit 2
-kdir=$(dirname "$(dirname "$(dirname "$(dirname "$bz")")")")
-key=$(basename "$kdir")
-run=$OUTDIR/vm/runs/$(date +%Y%m%d-%H%M%S)-$$
-mkdir -p "$run"
-
 V=$OUTDIR/vmafuzz
-# the machine the model assumes; a program file may set more with lines
-# "# vm: sysctl PATH=VALUE", applied after these
+# the machine the model assumes; then, applied after these, a planted
+# bug's own (bugs/vm/NAME.sysctl: the machine it shows on, for every run of
+# its kernel), VMAFUZZ_VM_SYSCTLS's (PATH=VALUE words) and a program file's
+# lines "# vm: sysctl PATH=VALUE"
 sysctls=(vm/overcommit_memory=1 vm/max_map_count=1024)
+own=()
+for ((k = 0; k < ${#kargs[@]}; k++)); do
+	if [ "${kargs[k]}" = --bug ] && [ -f "bugs/vm/${kargs[k + 1]}.sysctl" ]; then
+		own+=($(grep -v '^#' "bugs/vm/${kargs[k + 1]}.sysctl"))
+	fi
+done
+sysctls+=("${own[@]}")
+sysctls+=(${VMAFUZZ_VM_SYSCTLS:-})
 for a in "${cmd[@]}"; do
 	[ -f "$a" ] && sysctls+=($(sed -n 's/^# vm: sysctl \([^ ]*=[^ ]*\)$/\1/p' "$a"))
 done
+
+make -s --no-print-directory -j"$JOBS" tool "$OUTDIR/conform-server" corpus >&2
+[ -n "$bz" ] || bz=$(scripts/vm-kernel.sh "${kargs[@]}" ${tree:+"$tree"}) || exit 2
+kdir=$(dirname "$(dirname "$(dirname "$(dirname "$bz")")")")
+key=$(basename "$kdir")
+if [ "$replay" = 1 ]; then
+	run=$(mktemp -d)
+	trap 'rm -rf "$run"' EXIT
+else
+	run=$OUTDIR/vm/runs/$(date +%Y%m%d-%H%M%S)-$$
+	mkdir -p "$run"
+	# the replay driver of this kernel's crashes (tools/triage/crash_build.c)
+	mkdir -p "$kdir/replay"
+	{
+		printf '#!/bin/sh\n# the replay driver of the guest kernel %s (scripts/vm.sh wrote it)\n' "$key"
+		printf 'VMAFUZZ_VM_SYSCTLS="${VMAFUZZ_VM_SYSCTLS:-%s}" exec "%s/scripts/vm.sh" --kernel "%s" --replay -- vmafuzz conform "$@"\n' \
+			"${own[*]}" "$PWD" "$(readlink -f "$bz")"
+	} >"$kdir/replay/fuzz_mm.tmp"
+	chmod +x "$kdir/replay/fuzz_mm.tmp"
+	mv "$kdir/replay/fuzz_mm.tmp" "$kdir/replay/fuzz_mm"
+fi
+
 ia=(-o "$run/initramfs" --init "$OUTDIR/vm/guest-init"
 	--bin "/vmafuzz/out/vmafuzz=$V" --bin "/vmafuzz/out/conform-server=$OUTDIR/conform-server"
 	--env VMAFUZZ_CONFORM_TIMEOUT_MS=600000 --env PATH=/vmafuzz/out --job-timeout "$timeout")
@@ -99,6 +139,10 @@ if [ ${#cmd[@]} -eq 0 ]; then
 		ia+=(--arg "$f")
 	done
 else
+	# conform marks its programs and operations, for the reports
+	if [ "${cmd[0]}" = vmafuzz ] && [ "${cmd[1]:-}" = conform ]; then
+		cmd=(vmafuzz conform --mark "${cmd[@]:2}")
+	fi
 	first=1
 	for a in "${cmd[@]}"; do
 		if [ "$first" = 1 ] && [ "$a" = vmafuzz ]; then
@@ -108,8 +152,9 @@ else
 			make -s --no-print-directory -j"$JOBS" "$OUTDIR/libfuzzer/fuzz_conform" >&2
 			a=/vmafuzz/out/libfuzzer/fuzz_conform
 		elif [ -f "$a" ]; then
-			ia+=(--file "$(readlink -f "$a")=$a")
-			a=$(readlink -f "$a")
+			# under /host: the guest's /tmp is a tmpfs of its own
+			ia+=(--file "/host$(readlink -f "$a")=$a")
+			a=/host$(readlink -f "$a")
 		fi
 		ia+=(--arg "$a")
 		first=0
@@ -119,10 +164,26 @@ fi
 
 rc=0
 "$V" vm run --kernel "$bz" --initramfs "$run/initramfs" --mem "$mem" --cpus "$cpus" \
-	--timeout $((timeout + 600)) --log "$run/console.log" --reports "$run/reports" || rc=$?
+	--timeout $((timeout + 600)) --log "$run/console.log" --reports "$run/reports" \
+	2>"$run/run.log" || rc=$?
+if [ "$replay" = 1 ]; then
+	reports=()
+	for r in "$run"/reports/*.txt; do
+		case $r in *.prog.txt) ;; *) [ -f "$r" ] && reports+=("$r") ;; esac
+	done
+	for r in "${reports[@]}"; do
+		w=$(sed -n 's/^where: //p' "$r" | head -n 1)
+		echo "vmafuzz: kernel report: $(sed -n 's/^title: //p' "$r" | head -n 1)${w:+ at $w}" >&2
+	done
+	[ ${#reports[@]} -eq 0 ] && exit 0
+	# the first report's text, for the reader
+	sed -n '/^$/,$p' "${reports[0]}" | head -n 60 >&2
+	exit 1
+fi
+cat "$run/run.log" >&2
 
 # each report of a program: a crash, the program that was running (up to
-# the operation under way, as the guest marked them) with its report beside
+# the operation under way, as the guest marked them), its report beside
 crashes=${VMAFUZZ_WORK_ROOT:-$OUTDIR/work}/vm-$key/crashes
 for r in "$run"/reports/*.txt; do
 	case $r in *.prog.txt) continue ;; esac
@@ -135,8 +196,9 @@ for r in "$run"/reports/*.txt; do
 		printf '# vm: sysctl %s\n' "${sysctls[@]}"
 		cat "$p"
 	} >"$crashes/.$name.tmp" && mv "$crashes/.$name.tmp" "$crashes/$name.txt"
-	cp "$r" "$crashes/$name.report"
-	echo "$name.txt vm/$key" >>"$crashes/.builds"
+	mkdir -p "$crashes/../reports"
+	cp "$r" "$crashes/../reports/$name.txt"
+	echo "$name.txt vm/$key/guest" >>"$crashes/.builds"
 	echo "vm: $(sed -n 's/^title: //p' "$r" | head -n 1): $crashes/$name.txt" \
 		"(program $(sed -n 's/^program: //p' "$r" | head -n 1))" >&2
 done

@@ -133,6 +133,11 @@ static bool helper(const char *fn)
 	    "rt_mutex",
 	    "mt_dump",
 	    "mas_dump",
+	    "rwsem_assert",
+	    "lockdep_assert",
+	    "mmap_assert",
+	    "vma_assert",
+	    "vma_start_",
 	};
 
 	for (unsigned i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)

@@ -224,7 +224,9 @@ static bool one_folder_under(const char *build, const char *top, size_t prefix)
 /* Whether @s is an engine build's last component. */
 static bool engine_flavor(const char *s)
 {
-	static const char *const flavors[] = {"libfuzzer", "libfuzzer-plain", "afl", "afl-cmplog"};
+	/* guest: a virtual machine's kernel (scripts/vm.sh) */
+	static const char *const flavors[] = {"libfuzzer", "libfuzzer-plain", "afl", "afl-cmplog",
+					      "guest"};
 
 	for (unsigned i = 0; i < sizeof(flavors) / sizeof(flavors[0]); i++)
 		if (!strcmp(s, flavors[i]))
@@ -240,10 +242,13 @@ bool crash_build_replay(const char *build, char *buf, size_t len)
 
 	if (strstr(build, "..") || build[0] == '/' || !engine_flavor(build + prefix))
 		return false;
-	/* the prefix must be nothing, kernel/, kernel/<tree's key>/ or
-	 * bugs/<one name>/ */
-	if (prefix && strncmp(build, "kernel/", prefix) && !one_folder_under(build, "kernel/", prefix) &&
-	    !one_folder_under(build, "bugs/", prefix))
+	/* the prefix must be nothing, kernel/, kernel/<tree's key>/,
+	 * bugs/<one name>/ or vm/<guest kernel's key>/ (guest alone) */
+	if (prefix && strncmp(build, "kernel/", prefix) &&
+	    !one_folder_under(build, "kernel/", prefix) &&
+	    !one_folder_under(build, "bugs/", prefix) && !one_folder_under(build, "vm/", prefix))
+		return false;
+	if ((!strcmp(build + prefix, "guest")) != (prefix && !strncmp(build, "vm/", 3)))
 		return false;
 	n = snprintf(buf, len, "%.*sreplay", (int)prefix, build);
 	return n > 0 && (size_t)n < len;
@@ -256,6 +261,11 @@ const char *crash_build_how(const char *replay, char *buf, size_t len)
 
 		snprintf(buf, len, "make bug-replay BUG=%.*s",
 			 end ? (int)(end - replay - 5) : (int)strlen(replay + 5), replay + 5);
+	} else if (!strncmp(replay, "vm/", 3)) {
+		const char *end = strchr(replay + 3, '/');
+
+		snprintf(buf, len, "./build.sh vm [--bug NAME] TREE (the guest kernel %.*s)",
+			 end ? (int)(end - replay - 3) : (int)strlen(replay + 3), replay + 3);
 	} else if (!strncmp(replay, "kernel/", 7)) {
 		/* a tree's own build: the tree it was (out/kernel/<key>/tree) */
 		char rec[PATH_MAX], line[PATH_MAX + 16], path[PATH_MAX] = "";

@@ -133,6 +133,33 @@ static bool invariant_report(const char *l, const char *after, struct crash_resu
 	return true;
 }
 
+/* "vmafuzz: kernel report: TITLE[ at FILE:LINE]", a guest kernel's report
+ * as scripts/vm.sh --replay prints it (live/vm/console.h): the bucket is
+ * the title, the place the kernel's file and line */
+static bool kernel_report(const char *l, struct crash_result *r)
+{
+	const char *at = "vmafuzz: kernel report: ", *where;
+	size_t k = strlen(at), n;
+
+	if (strncmp(l, at, k))
+		return false;
+	where = strstr(l + k, " at ");
+	n = where ? (size_t)(where - l - k) : strlen(l + k);
+	snprintf(r->bucket, sizeof(r->bucket), "KERNEL %.*s", (int)n, l + k);
+	set_summary(r, l);
+	if (where) {
+		const char *colon = strrchr(where + 4, ':');
+		struct crash_frame *f = &r->frames[0];
+
+		snprintf(f->func, sizeof(f->func), "%.*s", (int)n, l + k);
+		text_copy(f->file, sizeof(f->file), where + 4,
+			  colon ? (size_t)(colon - where - 4) : strlen(where + 4));
+		f->line = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+		r->nframes = 1;
+	}
+	return true;
+}
+
 /* "vmafuzz: model assertion failed at F:L ..." */
 static bool assertion_report(const char *l, const char *after, struct crash_result *r)
 {
@@ -236,8 +263,9 @@ void crash_classify(const char *log, int wstatus, bool timed_out, struct crash_r
 	for (; (after = text_next_line(s, line, sizeof(line))); s = after) {
 		if (line[0])
 			snprintf(lastline, sizeof(lastline), "%s", line);
-		if (invariant_report(line, after, r) || assertion_report(line, after, r) ||
-		    sanitizer_report(line, after, r) || ubsan_report(line, after, r))
+		if (kernel_report(line, r) || invariant_report(line, after, r) ||
+		    assertion_report(line, after, r) || sanitizer_report(line, after, r) ||
+		    ubsan_report(line, after, r))
 			return;
 	}
 	status_only(wstatus, lastline, r);

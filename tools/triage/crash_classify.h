@@ -5,6 +5,7 @@
  * crash files are grouped by (triage), kept while shrinking (minimize) and
  * named after (regress):
  *
+ *   vmafuzz: kernel report: <title> at F:L       KERNEL <title> (a guest's kernel)
  *   vmafuzz: invariant <ID> failed: ...          <ID>
  *   vmafuzz: model assertion failed at F:L ...   MODEL_ASSERT F:L
  *   ==N==ERROR: AddressSanitizer: <kind> ...     AddressSanitizer: <kind> in f0 <- f1 <- f2

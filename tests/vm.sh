@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The kernel under qemu (docs/vm.md), on Debian's 6.12: its guest kernel
+# built (the machine's cache keeps it: only the first run pays), booted,
+# and vmafuzz conform run inside on 200 random programs whose forked
+# children act, then on the seeds, with no kernel report; then a planted
+# kernel bug (bugs/vm/dup_mmap_marker_past_failure.patch: dup_mmap marks a
+# failed fork's stopping point one VMA too far) built, found as a crash
+# with its program, triaged and regressed by booting again, and the stored
+# regression passing on the kernel without the bug.
+set -uo pipefail
+ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+OUT=${OUT:-$ROOT/out}
+cd "$ROOT"
+. tests/shlib
+V=$OUT/vmafuzz
+bug=dup_mmap_marker_past_failure
+
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	bad "qemu-system-x86_64 is not installed (scripts/install-deps.sh installs it as root)"
+	finish
+	exit
+fi
+export VMAFUZZ_WORK_ROOT=$T/work
+
+# the guest kernel
+if bz=$(scripts/vm-kernel.sh 6.12 2>"$T/kernel.log"); then
+	ok "$(grep -o 'built in [0-9]* s' "$T/kernel.log")"
+else
+	bad "the 6.12 guest kernel did not build:"; tail -n 20 "$T/kernel.log"
+	finish
+	exit
+fi
+key=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$bz")")")")")
+grep 'does not take' "$T/kernel.log" && bad "the 6.12 tree does not take an option of live/vm/vmafuzz.config" || ok
+
+# conform inside: 200 random programs, then the seeds
+rc=0
+scripts/vm.sh --programs 200 6.12 >"$T/vm.out" 2>"$T/vm.err" || rc=$?
+[ "$rc" -le 1 ] && ok || { bad "scripts/vm.sh exited $rc:"; tail -n 20 "$T/vm.err"; }
+log=$(ls -dt "$OUT"/vm/runs/*/console.log | head -n 1)
+n=$(sed -n 's/^\([0-9]*\) programs, [0-9]* operations agree.*/\1/p' "$log" | head -n 1)
+d=$(sed -n 's/.*; \([0-9]*\) of [0-9]* programs differ.*/\1/p' "$log" | head -n 1)
+[ $((n + ${d:-0})) -ge 200 ] && ok "$((n + ${d:-0})) random programs ran in the guest ($n agree)" ||
+	bad "fewer than 200 random programs ran in the guest: $(grep 'programs' "$log" | tail -n 3)"
+child=$(sed -n 's/.*operations of forked processes \([0-9]*\) .*/\1/p' "$log" | head -n 1)
+[ "${child:-0}" -gt 100 ] && ok "forked processes acted ($child operations)" ||
+	bad "the forked processes did not act: $(grep 'forked processes' "$log")"
+grep -q 'vmafuzz-vm: exit ' "$log" && ok || bad "the guest did not end its job: $(tail -n 5 "$log")"
+grep -q 'report [0-9]*:' "$T/vm.err" && bad "the kernel reported: $(grep 'report [0-9]*:' "$T/vm.err")" || ok
+[ -x "$OUT/vm/$key/replay/fuzz_mm" ] && ok || bad "no replay driver for the guest kernel $key"
+
+# the planted bug, found with its program
+if scripts/vm-kernel.sh --bug "$bug" 6.12 >"$T/bz-bug" 2>"$T/kernel-bug.log"; then
+	ok "the planted bug's kernel: $(grep -o 'built in [0-9]* s' "$T/kernel-bug.log")"
+else
+	bad "the planted bug's kernel did not build:"; tail -n 20 "$T/kernel-bug.log"
+	finish
+	exit
+fi
+expect 1 "kernel BUG in exit_mmap at mm/mmap.c:[0-9]+" \
+	scripts/vm.sh --bug "$bug" 6.12 -- vmafuzz conform "bugs/vm/$bug.txt"
+crashes=$VMAFUZZ_WORK_ROOT/vm-$key-bug-$bug/crashes
+crash=$(grep -l '^fork p0' "$crashes"/*.txt 2>/dev/null | head -n 1)
+[ -n "$crash" ] && ok || bad "no crash with its program in $crashes"
+[ -n "$crash" ] && grep -q '^mmap p0 @0x100:end r,w private f0 fixed$' "$crash" && ok ||
+	bad "the crash's program is not the one that ran"
+grep -q "vm/$key-bug-$bug/guest" "$crashes/.builds" && ok || bad "the crash's build record names not the guest kernel"
+ls "$crashes"/../reports/*.txt >/dev/null 2>&1 && ok || bad "no report beside the crash"
+
+# triaged and regressed by booting again
+expect 0 'KERNEL (WARNING in free_pgtables|kernel BUG in exit_mmap) +[0-9]+ ' "$V" triage "$crashes"
+mkdir -p "$T/root/corpus"
+expect 0 '' "$V" regress --root "$T/root" --why "planted: $bug" "$crash"
+stored=$(ls "$T/root/corpus/regress/fuzz_mm/"*.txt 2>/dev/null | head -n 1)
+[ -n "$stored" ] && ok || bad "regress stored nothing"
+# the kernel without the bug runs it clean, on the same machine
+if [ -n "$stored" ]; then
+	VMAFUZZ_VM_SYSCTLS="$(grep -v '^#' "bugs/vm/$bug.sysctl")" \
+		expect 0 '' "$OUT/vm/$key/replay/fuzz_mm" "$stored"
+	grep -q 'kernel report' "$T/out" && bad "the kernel without the bug reported" || ok
+fi
+finish

@@ -134,8 +134,10 @@ if make -s --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" OUTDIR="$T/ms
 	CFLAGS="-O1 -gline-tables-only -fsanitize=memory -fsanitize-memory-track-origins -fsanitize=fuzzer-no-link" \
 	CXXFLAGS=-fsanitize=memory LIB_FUZZING_ENGINE=-fsanitize=fuzzer kfuzz-oss-fuzz >"$T/msan.log" 2>&1; then
 	ok
-	expect 0 'Done [0-9]+ runs' "$T/msan/o/kfuzz_vma" -runs=0 "$OUT/corpus/fuzz_mm"
-	expect 0 'Done [0-9]+ runs' "$T/msan/o/kfuzz_mtree" -runs=0 "$OUT/corpus/fuzz_mtree"
+	# (a scratch corpus first: libFuzzer writes into the first folder)
+	mkdir -p "$T/msan/c"
+	expect 0 'Done [0-9]+ runs' "$T/msan/o/kfuzz_vma" -runs=0 "$T/msan/c" "$OUT/corpus/fuzz_mm"
+	expect 0 'Done [0-9]+ runs' "$T/msan/o/kfuzz_mtree" -runs=0 "$T/msan/c" "$OUT/corpus/fuzz_mtree"
 else
 	bad "MemorySanitizer build of the kernel targets"; tail -n 20 "$T/msan.log"
 fi

@@ -67,10 +67,27 @@ key() {
 	echo "$v-$h"
 }
 
+# unwritten NAME: false (and the tree marked incomplete, so it is unpacked
+# again) if something built in the cached tree $CACHE/trees/NAME: a build
+# in place, or one out of a folder of links to it, writes its Makefile and
+# scripts/basic/fixdep there, and such a tree no longer builds out of itself
+unwritten() {
+	local dest=$CACHE/trees/$1 top
+	[ -f "$dest/.complete" ] || return 0
+	top=$(find "$dest" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+	if [ -e "$top/scripts/basic/fixdep" ] || [ -e "$top/.config" ] ||
+		grep -q '^# Automatically generated' "$top/Makefile" 2>/dev/null; then
+		echo "kernel-tree.sh: $top was built in (its Makefile or scripts/basic/fixdep written); unpacking it again" >&2
+		rm -f "$dest/.complete"
+		return 1
+	fi
+}
+
 # unpack TARBALL NAME STAMP: the tarball, whole, into $CACHE/trees/NAME
 # (once; STAMP names what it came from); prints the tree's path
 unpack() {
 	local tarball=$1 name=$2 stamp=$3 dest=$CACHE/trees/$2 top start
+	unwritten "$name" || true
 	if [ -f "$dest/.complete" ] && [ "$(cat "$dest/.complete")" = "$stamp" ]; then
 		find "$dest" -mindepth 1 -maxdepth 1 -type d | head -n 1
 		return
@@ -150,6 +167,7 @@ current() {
 	local name x
 	name=$(basename "$deb" .deb)
 	x=$CACHE/trees/$name.deb-x
+	unwritten "$name" || true
 	if [ ! -f "$CACHE/trees/$name/.complete" ]; then
 		rm -rf "$x"
 		mkdir -p "$x"

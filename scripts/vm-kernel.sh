@@ -8,13 +8,17 @@
 # TREE as scripts/kernel-tree.sh takes it (6.1, 6.12, current, a path;
 # default: the tree in use). The kernel is configured from `make tinyconfig`
 # with live/vm/vmafuzz.config merged on (and live/vm/kasan.config with
-# --kasan), and built out of the tree (O=) in the machine's cache
-# ($VMAFUZZ_CACHE/vm/<version>-<hash of the tree's path>[-kasan][-bug-NAME],
-# reached as out/vm/<that>), so that a second build after an edit in the
-# tree makes only what changed and a fresh checkout finds it built. The tree
-# is never written to: one built in place (O= refuses it) is named, with
-# what to do. --bug NAME: the tree with bugs/vm/NAME.patch applied, in a
-# shadow tree of links (only the patched files are copies).
+# --kasan), and built out of the tree (O=) in the machine's cache, so that a
+# second build after an edit in the tree makes only what changed and a
+# fresh checkout finds it built: $VMAFUZZ_CACHE/vm-kernels/<key>, <key> being
+# <version>-<hash of the tree's path>[-kasan][-bug-NAME], is a shadow of the
+# tree (a link to each of its parts; with --bug NAME, real folders down to
+# each file bugs/vm/NAME.patch touches, and a patched copy of that file),
+# with the build in its folder vmafuzz-build/ (reached as out/vm/<key>).
+# Built so, one folder below its source, the kernel names its source
+# relatively (srctree ..), so a planted bug's build starts as a copy of the
+# plain one and makes only what the patch changed. The tree is never
+# written to: one built in place (O= refuses it) is named, with what to do.
 # Options of the fragments the tree does not take are named on stderr.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
@@ -55,23 +59,29 @@ if [ -e "$tree/.config" ] || [ -d "$tree/include/config" ]; then
 fi
 key=$version-$(printf '%s' "$tree" | sha256sum | cut -c1-8)
 [ "$kasan" = 1 ] && key=$key-kasan
+plain=$key
 [ -n "$bug" ] && key=$key-bug-$bug
-build=$CACHE/vm/$key
-mkdir -p "$build" "$OUTDIR/vm"
-ln -sfn "$build" "$OUTDIR/vm/$key"
+src=$CACHE/vm-kernels/$key
+build=$src/vmafuzz-build
+mkdir -p "$OUTDIR/vm" "$CACHE/vm-kernels"
 
-src=$tree
-if [ -n "$bug" ]; then
-	# a shadow of the tree: links, but real folders down to each patched
-	# file, which is a copy with the patch applied
-	src=$CACHE/vm/$key.src
-	stamp="$tree $(sha256sum <"bugs/vm/$bug.patch" | cut -c1-16)"
-	if [ "$(cat "$src/.vmafuzz-shadow" 2>/dev/null)" != "$stamp" ]; then
-		rm -rf "$src"
-		mkdir -p "$src"
-		for e in "$tree"/* "$tree"/.[!.]*; do
-			[ -e "$e" ] && ln -s "$e" "$src/$(basename "$e")"
-		done
+# one build in the cache at a time: another checkout's run (a test, CI)
+# waits here rather than configuring into a folder being built
+exec 9>"$CACHE/vm-kernels/.lock"
+if ! flock -n 9; then
+	echo "vm-kernel: waiting for another build in $CACHE/vm-kernels" >&2
+	flock 9
+fi
+
+# the shadow: links to the tree's parts, the patched files copies
+stamp="$tree ${bug:+$(sha256sum <"bugs/vm/$bug.patch" | cut -c1-16)}"
+if [ "$(cat "$src/.vmafuzz-shadow" 2>/dev/null)" != "$stamp" ]; then
+	rm -rf "$src"
+	mkdir -p "$src"
+	for e in "$tree"/* "$tree"/.[!.]*; do
+		[ -e "$e" ] && [ "$(basename "$e")" != .git ] && ln -s "$e" "$src/$(basename "$e")"
+	done
+	if [ -n "$bug" ]; then
 		for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "bugs/vm/$bug.patch"); do
 			d=$src
 			rel=
@@ -92,14 +102,20 @@ if [ -n "$bug" ]; then
 		done
 		patch -p1 --quiet -d "$src" <"bugs/vm/$bug.patch" ||
 			die "bugs/vm/$bug.patch does not apply to $tree (Linux $version)"
-		echo "$stamp" >"$src/.vmafuzz-shadow"
+		# the plain build's objects to start from (the same relative
+		# names: only what the patch changed is made again)
+		[ -f "$CACHE/vm-kernels/$plain/vmafuzz-build/arch/x86/boot/bzImage" ] &&
+			cp -a "$CACHE/vm-kernels/$plain/vmafuzz-build" "$build"
 	fi
+	echo "$stamp" >"$src/.vmafuzz-shadow"
 fi
+mkdir -p "$build"
+ln -sfn "$build" "$OUTDIR/vm/$key"
 
 # the configuration, again when a fragment or the tree changed
 frags=("$ROOT/live/vm/vmafuzz.config")
 [ "$kasan" = 1 ] && frags+=("$ROOT/live/vm/kasan.config")
-want="$src $(cat "${frags[@]}" | sha256sum | cut -c1-16)"
+want="$tree $(cat "${frags[@]}" | sha256sum | cut -c1-16)"
 if [ "$(cat "$build/.vmafuzz-config" 2>/dev/null)" != "$want" ] || [ ! -f "$build/.config" ]; then
 	echo "vm-kernel: configuring Linux $version in $build" >&2
 	make -s -C "$src" O="$build" tinyconfig >&2

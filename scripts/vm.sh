@@ -102,7 +102,7 @@ done
 make -s --no-print-directory -j"$JOBS" tool "$OUTDIR/conform-server" corpus >&2
 [ -n "$bz" ] || bz=$(scripts/vm-kernel.sh "${kargs[@]}" ${tree:+"$tree"}) || exit 2
 kdir=$(dirname "$(dirname "$(dirname "$(dirname "$bz")")")")
-key=$(basename "$kdir")
+key=$(basename "$(dirname "$kdir")") # .../vm/<key>/vmafuzz-build
 if [ "$replay" = 1 ]; then
 	run=$(mktemp -d)
 	trap 'rm -rf "$run"' EXIT
@@ -151,6 +151,10 @@ else
 			ia+=(--bin "/vmafuzz/out/libfuzzer/fuzz_conform=$OUTDIR/libfuzzer/fuzz_conform")
 			make -s --no-print-directory -j"$JOBS" "$OUTDIR/libfuzzer/fuzz_conform" >&2
 			a=/vmafuzz/out/libfuzzer/fuzz_conform
+		elif [ "$first" = 1 ] && [ -f "$a" ] && [ -x "$a" ]; then
+			# a program of yours (a C reproducer): with the libraries it links
+			ia+=(--bin "/host$(readlink -f "$a")=$a")
+			a=/host$(readlink -f "$a")
 		elif [ -f "$a" ]; then
 			# under /host: the guest's /tmp is a tmpfs of its own
 			ia+=(--file "/host$(readlink -f "$a")=$a")

@@ -124,8 +124,12 @@ static int vm_initramfs(int argc, char **argv)
 		char guest[4096];
 		const char *eq = strchr(files[i], '=');
 
+		struct stat st;
+
 		snprintf(guest, sizeof(guest), "%.*s", (int)(eq - files[i]), files[i]);
-		initramfs_file(&a, guest[0] == '/' ? guest + 1 : guest, eq + 1, 0644);
+		/* the host file's permissions: a program given as a file runs */
+		initramfs_file(&a, guest[0] == '/' ? guest + 1 : guest, eq + 1,
+			       stat(eq + 1, &st) ? 0644 : (unsigned)st.st_mode & 0777);
 	}
 	initramfs_data(&a, "job", job, jl, 0644);
 	if (!initramfs_close(&a)) {

@@ -65,11 +65,12 @@ src=$CACHE/vm-kernels/$key
 build=$src/vmafuzz-build
 mkdir -p "$OUTDIR/vm" "$CACHE/vm-kernels"
 
-# one build in the cache at a time: another checkout's run (a test, CI)
-# waits here rather than configuring into a folder being built
-exec 9>"$CACHE/vm-kernels/.lock"
+# one build of a tree's kernels at a time (its plain one and its planted
+# bugs', which start from the plain one): another checkout's run (a test,
+# CI) waits here rather than configuring into a folder being built
+exec 9>"$CACHE/vm-kernels/$plain.lock"
 if ! flock -n 9; then
-	echo "vm-kernel: waiting for another build in $CACHE/vm-kernels" >&2
+	echo "vm-kernel: waiting for another build of Linux $version's kernels in $CACHE/vm-kernels" >&2
 	flock 9
 fi
 

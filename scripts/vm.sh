@@ -28,7 +28,9 @@
 # --replay: for triage, minimize and regress, which run it as the replay
 # driver of a guest's crashes (out/vm/<key>/replay/fuzz_mm, which a run
 # writes): each report the kernel prints is a line "vmafuzz: kernel report:
-# TITLE at FILE:LINE" on stderr, the status 1 when there is one and 0
+# TITLE at FILE:LINE" on stderr (a BUG, Oops, panic, KASAN or maple tree
+# report first, then lockdep's, then WARNINGs: triage buckets the first
+# line), the status 1 when there is one and 0
 # otherwise (the programs' own differences from the model aside); nothing
 # is kept.
 set -euo pipefail
@@ -113,7 +115,7 @@ else
 	mkdir -p "$kdir/replay"
 	{
 		printf '#!/bin/sh\n# the replay driver of the guest kernel %s (scripts/vm.sh wrote it)\n' "$key"
-		printf 'VMAFUZZ_VM_SYSCTLS="${VMAFUZZ_VM_SYSCTLS:-%s}" exec "%s/scripts/vm.sh" --kernel "%s" --replay -- vmafuzz conform "$@"\n' \
+		printf 'VMAFUZZ_VM_SYSCTLS="%s ${VMAFUZZ_VM_SYSCTLS:-}" exec "%s/scripts/vm.sh" --kernel "%s" --replay -- vmafuzz conform "$@"\n' \
 			"${own[*]}" "$PWD" "$(readlink -f "$bz")"
 	} >"$kdir/replay/fuzz_mm.tmp"
 	chmod +x "$kdir/replay/fuzz_mm.tmp"
@@ -171,9 +173,22 @@ rc=0
 	--timeout $((timeout + 600)) --log "$run/console.log" --reports "$run/reports" \
 	2>"$run/run.log" || rc=$?
 if [ "$replay" = 1 ]; then
+	# the most severe report first, then in the order they came: the
+	# bucket is the first line's, and a WARNING on the way to a BUG does
+	# not always reach the console whole (a program's own output may cut
+	# into its lines), while the BUG that ends the machine does
 	reports=()
-	for r in "$run"/reports/*.txt; do
-		case $r in *.prog.txt) ;; *) [ -f "$r" ] && reports+=("$r") ;; esac
+	for pass in 0 1 2; do
+		for r in "$run"/reports/*.txt; do
+			case $r in *.prog.txt) continue ;; esac
+			[ -f "$r" ] || continue
+			case $(sed -n 's/^kind: //p' "$r" | head -n 1) in
+			BUG | Oops | panic | KASAN | maple) rank=0 ;;
+			lockdep) rank=1 ;;
+			*) rank=2 ;;
+			esac
+			[ "$rank" = "$pass" ] && reports+=("$r")
+		done
 	done
 	for r in "${reports[@]}"; do
 		w=$(sed -n 's/^where: //p' "$r" | head -n 1)
@@ -197,7 +212,7 @@ for r in "$run"/reports/*.txt; do
 	name=crash-$(cat "$p" "$r" | sha1sum | cut -c1-16)
 	{
 		# the machine it ran on, for a replay
-		printf '# vm: sysctl %s\n' "${sysctls[@]}"
+		printf '# vm: sysctl %s\n' "${sysctls[@]}" | awk '!seen[$0]++'
 		cat "$p"
 	} >"$crashes/.$name.tmp" && mv "$crashes/.$name.tmp" "$crashes/$name.txt"
 	mkdir -p "$crashes/../reports"

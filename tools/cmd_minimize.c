@@ -14,6 +14,7 @@
 #include "fuzz/prog/minimize.h"
 #include "fuzz/run/replay.h"
 #include "tools/triage/crash_build.h"
+#include "tools/triage/crash_machine.h"
 #include "tools/triage/crash_run.h"
 #include "tools/triage/crash_target.h"
 
@@ -39,6 +40,7 @@ struct bucket_oracle {
 	unsigned timeout;
 	char bucket[512], last[512];
 	char tmp[PATH_MAX];
+	struct crash_machine machine; /* a guest crash's settings, kept */
 	uint8_t buf[PROG_HEADER + PROG_MAX_OPS * PROG_RECORD + PROG_MAX_SCHED];
 };
 
@@ -162,6 +164,7 @@ static void print_text(FILE *f, const struct args *a, const struct fuzz_target *
 	fprintf(f, "# minimized from %s: %zu bytes (%u ops) -> %zu bytes (%u ops), %u runs\n",
 		a->in, size0, nops0, size, p->nops, runs);
 	fprintf(f, "# bucket: %s\n", b->bucket);
+	crash_machine_print(f, &b->machine);
 	prog_print(f, t->desc, p, -1);
 }
 
@@ -232,6 +235,8 @@ int cmd_minimize(int argc, char **argv)
 		return rc;
 	b.driver = driver;
 	b.timeout = a.o.timeout;
+	if (crash_machine_read(a.in, &b.machine))
+		crash_machine_export(&b.machine); /* the candidates are bytes */
 	nops0 = p.nops;
 	rc = first_bucket(&a, &p, size0, &b);
 	if (rc)

@@ -13,6 +13,7 @@
 #include "tools/triage/crash_name.h"
 #include "tools/triage/crash_run.h"
 #include "tools/triage/crash_target.h"
+#include "tools/triage/crash_machine.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -140,7 +141,8 @@ static bool entry_path(const char *root, const struct fuzz_target *t, const char
 
 /* The entry: bucket, date and cause as comments, then the program. */
 static int write_entry(const char *path, const struct crash_result *r, const char *why,
-		       const struct fuzz_target *t, const struct prog *p)
+		       const struct crash_machine *machine, const struct fuzz_target *t,
+		       const struct prog *p)
 {
 	char cause[512], date[16];
 	time_t now = time(NULL);
@@ -157,6 +159,7 @@ static int write_entry(const char *path, const struct crash_result *r, const cha
 		return 2;
 	}
 	fprintf(f, "# bucket: %s\n# date: %s\n# cause: %s\n", r->bucket, date, cause);
+	crash_machine_print(f, machine);
 	prog_print(f, t->desc, p, -1);
 	if (fclose(f)) {
 		fprintf(stderr, "vmafuzz regress: cannot write %s: %s\n", path, strerror(errno));
@@ -174,6 +177,7 @@ int cmd_regress(int argc, char **argv)
 	static struct prog p; /* large */
 	const struct fuzz_target *t;
 	struct crash_result r;
+	static struct crash_machine machine;
 	uint8_t *bin = NULL;
 	size_t size;
 	int rc;
@@ -187,6 +191,9 @@ int cmd_regress(int argc, char **argv)
 	rc = choose_root(a.root, root, sizeof(root));
 	if (rc || !crash_driver("regress", &a.o, t, a.in, driver, sizeof(driver)))
 		return rc ? rc : 2;
+	/* a guest crash's settings, for the run of its stored form and in it */
+	if (crash_machine_read(a.in, &machine))
+		crash_machine_export(&machine);
 	rc = run_stored_form(t, a.in, driver, a.o.timeout, &p, &bin, &size, &r);
 	if (!rc && !entry_path(root, t, r.bucket, bin, size, path, sizeof(path)))
 		rc = 2;
@@ -198,5 +205,5 @@ int cmd_regress(int argc, char **argv)
 		printf("%s\n", path);
 		return 0;
 	}
-	return write_entry(path, &r, a.why, t, &p);
+	return write_entry(path, &r, a.why, &machine, t, &p);
 }

@@ -763,8 +763,13 @@ int as_live_page_values(void *as, unsigned proc, const uint64_t *addr, unsigned 
 		res = run_values(pagemap, mem, addr + i, j - i, vals + i, present + i);
 	}
 	if (pagemap < 0 || mem < 0 || res)
-		snprintf(err, errlen, "cannot read the pages of %d: %s", (int)r->pid,
-			 strerror(errno));
+		snprintf(err, errlen, "cannot read the pages of %d: %s%s", (int)r->pid,
+			 strerror(errno),
+			 errno == EIO ? " (/proc/PID/mem refuses pages the process cannot read"
+					" itself: a kernel built with PROC_MEM_FORCE_PTRACE or"
+					" PROC_MEM_NO_FORCE, or booted with proc_mem.force_override"
+					" other than always)"
+				      : "");
 	return pagemap < 0 || mem < 0 || res ? -1 : 0;
 }
 

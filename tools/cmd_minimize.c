@@ -9,10 +9,10 @@
  * Progress goes to stderr, the program (text) to stdout, its bytes to -o.
  */
 #include "cmd.h"
+#include "crash_input.h"
 #include "crash_opts.h"
 #include "file_util.h"
 #include "fuzz/prog/minimize.h"
-#include "fuzz/run/replay.h"
 #include "tools/triage/crash_build.h"
 #include "tools/triage/crash_machine.h"
 #include "tools/triage/crash_run.h"
@@ -120,7 +120,7 @@ static int load_crash(const struct args *a, const struct fuzz_target **t, char *
 		return 2;
 	if (!crash_driver("minimize", &a->o, *t, a->in, driver, PATH_MAX))
 		return 2;
-	data = load_input(*t, a->in, size, stderr);
+	data = crash_input_load("minimize", *t, a->in, size, NULL);
 	if (!data)
 		return 2;
 	prog_decode((*t)->desc, data, *size, p);
@@ -129,12 +129,20 @@ static int load_crash(const struct args *a, const struct fuzz_target **t, char *
 }
 
 /* Run the crash file itself for the bucket to keep; 0, or the exit status. */
-static int first_bucket(const struct args *a, const struct prog *p, size_t size,
-			struct bucket_oracle *b)
+static int first_bucket(const struct args *a, const struct fuzz_target *t, const struct prog *p,
+			size_t size, struct bucket_oracle *b)
 {
 	struct crash_result r;
+	char run[PATH_MAX];
+	bool temp, ran;
 
-	if (!crash_run(b->driver, a->in, b->timeout, &r, NULL))
+	/* the file as it is (a log's program: as it will be run from now on) */
+	if (!crash_input_runnable("minimize", t, a->in, run, sizeof(run), &temp))
+		return 2;
+	ran = crash_run(b->driver, run, b->timeout, &r, NULL);
+	if (temp)
+		unlink(run);
+	if (!ran)
 		return 2;
 	if (!r.failed) {
 		fprintf(stderr, "vmafuzz minimize: %s does not fail with %s: nothing to keep\n",
@@ -238,7 +246,7 @@ int cmd_minimize(int argc, char **argv)
 	if (crash_machine_read(a.in, &b.machine))
 		crash_machine_export(&b.machine); /* the candidates are bytes */
 	nops0 = p.nops;
-	rc = first_bucket(&a, &p, size0, &b);
+	rc = first_bucket(&a, t, &p, size0, &b);
 	if (rc)
 		return rc;
 	out = prog_minimize(&(struct minimize_opts){t->desc, same_bucket, &b,

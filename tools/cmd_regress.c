@@ -7,9 +7,9 @@
  * fixed (triage reports such a file as "no longer fails").
  */
 #include "cmd.h"
+#include "crash_input.h"
 #include "crash_opts.h"
 #include "file_util.h"
-#include "fuzz/run/replay.h"
 #include "tools/triage/crash_name.h"
 #include "tools/triage/crash_run.h"
 #include "tools/triage/crash_target.h"
@@ -92,7 +92,7 @@ static int run_stored_form(const struct fuzz_target *t, const char *in, const ch
 			   unsigned timeout, struct prog *p, uint8_t **bin, size_t *size,
 			   struct crash_result *r)
 {
-	uint8_t *data = load_input(t, in, size, stderr);
+	uint8_t *data = crash_input_load("regress", t, in, size, NULL);
 	char tmp[PATH_MAX];
 	bool ran;
 

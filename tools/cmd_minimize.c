@@ -165,33 +165,71 @@ static bool is_text(const char *path)
 	return n > 4 && !strcmp(path + n - 4, ".txt");
 }
 
+/*
+ * The build that found the crash (crash_build.h: its folder's .builds, or
+ * a text program's "# build:" line) into @buf, for the text to name it, so
+ * that triage, replay and regress run the minimized program on that build
+ * as they do the crash; false when none is recorded, or when --replay
+ * chose the driver (the user names it again).
+ */
+static bool found_by(const struct args *a, char *buf, size_t len)
+{
+	return !a->o.replay_dir && crash_build_of(a->in, buf, len);
+}
+
 static void print_text(FILE *f, const struct args *a, const struct fuzz_target *t,
 		       const struct bucket_oracle *b, const struct prog *p, size_t size0,
 		       unsigned nops0, size_t size, unsigned runs)
 {
+	char build[PATH_MAX];
+
 	fprintf(f, "# minimized from %s: %zu bytes (%u ops) -> %zu bytes (%u ops), %u runs\n",
 		a->in, size0, nops0, size, p->nops, runs);
 	fprintf(f, "# bucket: %s\n", b->bucket);
+	if (found_by(a, build, sizeof(build)))
+		fprintf(f, "%s%s\n", CRASH_BUILD_LINE, build);
 	crash_machine_print(f, &b->machine);
 	prog_print(f, t->desc, p, -1);
 }
 
 /*
- * The minimized file keeps the build that found the crash (its folder's
- * .builds, crash_build.h), so that triage, replay and regress run it on
- * that build as they do the crash. With --replay the user chose the driver
- * and names it again.
+ * -o OUT, and nothing else: the text for OUT.txt (with the build), else the
+ * bytes, each whole or not at all (file_write_atomic). Bytes cannot name
+ * the build that found the crash, so the commands after need --replay:
+ * said on stderr.
  */
-static bool keep_build(const struct args *a)
+static bool write_out(const struct args *a, const struct fuzz_target *t,
+		      const struct bucket_oracle *b, const struct prog *p, size_t size0,
+		      unsigned nops0, size_t size, unsigned runs)
 {
-	char build[PATH_MAX];
+	char build[PATH_MAX], replay[PATH_MAX];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	bool ok;
 
-	if (a->o.replay_dir || !crash_build_of(a->in, build, sizeof(build)) ||
-	    crash_build_record(a->out, build))
-		return true;
-	fprintf(stderr, "vmafuzz minimize: cannot record in %s's folder that build %s found it\n",
-		a->out, build);
-	return false;
+	if (!strcmp(a->out, "-"))
+		return crash_write_file(a->out, b->buf, size);
+	if (!is_text(a->out)) {
+		ok = file_write_atomic(a->out, b->buf, size);
+		if (ok && found_by(a, build, sizeof(build)) &&
+		    crash_build_replay(build, replay, sizeof(replay)))
+			fprintf(stderr,
+				"minimize: %s holds bytes, which cannot name the build that found "
+				"the crash (%s): give the commands after --replay out/%s, or write "
+				"-o FILE.txt, whose text names it\n",
+				a->out, build, replay);
+		return ok;
+	}
+	f = open_memstream(&text, &len);
+	if (!f)
+		abort();
+	print_text(f, a, t, b, p, size0, nops0, size, runs);
+	if (fclose(f))
+		abort();
+	ok = file_write_atomic(a->out, text, len);
+	free(text);
+	return ok;
 }
 
 /* The summary on stderr, the bytes to -o, the text on stdout. */
@@ -204,18 +242,7 @@ static int report(const struct args *a, const struct fuzz_target *t, struct buck
 		"minimize: %s after %u runs: %zu bytes (%u ops) -> %zu bytes (%u ops), %s\n",
 		minimize_outcome_name(capped ? MINIMIZE_CAPPED : MINIMIZE_FIXED_POINT), runs, size0,
 		nops0, size, p->nops, b->bucket);
-	if (a->out && is_text(a->out)) {
-		FILE *f = fopen(a->out, "w");
-
-		if (!f || (print_text(f, a, t, b, p, size0, nops0, size, runs), fclose(f))) {
-			fprintf(stderr, "vmafuzz minimize: cannot write %s: %s\n", a->out,
-				strerror(errno));
-			return 2;
-		}
-	} else if (a->out && !crash_write_file(a->out, b->buf, size)) {
-		return 2;
-	}
-	if (a->out && strcmp(a->out, "-") && !keep_build(a))
+	if (a->out && !write_out(a, t, b, p, size0, nops0, size, runs))
 		return 2;
 	if (!a->out || strcmp(a->out, "-"))
 		print_text(stdout, a, t, b, p, size0, nops0, size, runs);

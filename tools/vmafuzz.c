@@ -77,8 +77,9 @@ static const struct command commands[] = {
      "other bytes towards 0, config bits), repeated to a fixed point or N runs of\n"
      "the driver (default 2000). Prints the program as text, writes its bytes to\n"
      "OUT ('-': stdout; OUT.txt: the text, which names its target), and reports\n"
-     "runs and sizes on stderr. OUT keeps the build that found the crash (its\n"
-     "folder's .builds), for triage, replay and regress.",
+     "runs and sizes on stderr. OUT.txt names the build that found the crash (a\n"
+     "'# build:' line, from the crash's folder's .builds), for triage, replay and\n"
+     "regress; bytes cannot (give those --replay). Nothing but OUT is written.",
      cmd_minimize},
     {"regress", "regress [--target T] [--replay DIR] [--why TEXT] [--root DIR] FILE",
      "Store a crash (minimize it first) as a text program in\n"

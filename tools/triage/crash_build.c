@@ -128,6 +128,26 @@ bool crash_build_in_text(const char *text, size_t size, const char *name,
 	return named || timed;
 }
 
+/* The build a text program (.txt) names on its "# build:" line. */
+static bool text_build(const char *path, char *buf, size_t len)
+{
+	size_t n = strlen(path), k = strlen(CRASH_BUILD_LINE), size;
+	bool found = false;
+	char *text;
+
+	if (n <= 4 || strcmp(path + n - 4, ".txt") || !(text = read_all(path, &size)))
+		return false;
+	for (const char *line = text; line && *line && !found;) {
+		const char *end = line + strcspn(line, "\n");
+
+		if (!strncmp(line, CRASH_BUILD_LINE, k))
+			found = take_word(line + k, end, buf, len);
+		line = *end ? end + 1 : NULL;
+	}
+	free(text);
+	return found;
+}
+
 bool crash_build_of(const char *path, char *buf, size_t len)
 {
 	char dir[PATH_MAX], base[PATH_MAX], rec[PATH_MAX];
@@ -136,6 +156,8 @@ bool crash_build_of(const char *path, char *buf, size_t len)
 	char *text;
 	bool found;
 
+	if (text_build(path, buf, len))
+		return true;
 	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir) ||
 	    snprintf(base, sizeof(base), "%s", path) >= (int)sizeof(base))
 		return false;
@@ -156,23 +178,6 @@ bool crash_build_run_line(char *buf, size_t len, const char *build, const struct
 			 from->tv_nsec);
 
 	return n > 0 && (size_t)n < len;
-}
-
-bool crash_build_record(const char *path, const char *build)
-{
-	char dir[PATH_MAX], base[PATH_MAX], rec[PATH_MAX];
-	FILE *f;
-	bool ok;
-
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir) ||
-	    snprintf(base, sizeof(base), "%s", path) >= (int)sizeof(base) ||
-	    snprintf(rec, sizeof(rec), "%s/.builds", dirname(dir)) >= (int)sizeof(rec))
-		return false;
-	f = fopen(rec, "a");
-	if (!f)
-		return false;
-	ok = fprintf(f, "%s %s\n", basename(base), build) > 0;
-	return fclose(f) == 0 && ok;
 }
 
 int crash_builds_in(const char *dir, char *buf, size_t len)

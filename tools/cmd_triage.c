@@ -169,16 +169,14 @@ static void print_sarif(const struct bucket *bs, size_t nb, const char *category
 		abort();
 	for (size_t i = 0; i < nb; i++) {
 		const struct triaged *s = bs[i].v[0];
-		const struct crash_frame *f = s->res.nframes ? &s->res.frames[0] : NULL;
 		const char **paths = calloc(bs[i].n, sizeof(*paths));
 
 		if (!paths)
 			abort();
 		for (size_t k = 0; k < bs[i].n; k++)
 			paths[k] = bs[i].v[k]->file->path;
-		r[i] = (struct sarif_result){
-		    bs[i].id,	     s->res.summary, level_of(&bs[i]), f ? f->file : NULL,
-		    f ? f->line : 0, paths,	     bs[i].n};
+		r[i] = (struct sarif_result){bs[i].id,	   s->res.summary, level_of(&bs[i]),
+					     &s->res.site, paths,	   bs[i].n};
 	}
 	sarif_print(stdout, category ? category : "vmafuzz-triage", r, nb);
 	for (size_t i = 0; i < nb; i++)

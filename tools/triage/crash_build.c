@@ -3,6 +3,7 @@
  * The build that found a crash file (crash_build.h).
  */
 #include "crash_build.h"
+#include "fuzz/prog/prog.h"
 
 #include <dirent.h>
 #include <libgen.h>
@@ -128,21 +129,34 @@ bool crash_build_in_text(const char *text, size_t size, const char *name,
 	return named || timed;
 }
 
-/* The build a text program (.txt) names on its "# build:" line. */
+/* The build a text program (.txt), or a log's first program, names on its
+ * "# build:" line. */
 static bool text_build(const char *path, char *buf, size_t len)
 {
-	size_t n = strlen(path), k = strlen(CRASH_BUILD_LINE), size;
+	size_t n = strlen(path), k = strlen(CRASH_BUILD_LINE), size, plen;
+	const char *prog, *stop;
 	bool found = false;
-	char *text;
+	unsigned first;
+	char *text = read_all(path, &size);
 
-	if (n <= 4 || strcmp(path + n - 4, ".txt") || !(text = read_all(path, &size)))
+	if (!text)
 		return false;
-	for (const char *line = text; line && *line && !found;) {
-		const char *end = line + strcspn(line, "\n");
+	if (n > 4 && !strcmp(path + n - 4, ".txt")) {
+		prog = text;
+		plen = size;
+	} else if (!(prog = prog_log_program(text, size, 0, &plen, &first))) {
+		free(text);
+		return false;
+	}
+	stop = prog + plen;
+	for (const char *line = prog; line < stop && !found;) {
+		const char *end = memchr(line, '\n', (size_t)(stop - line));
 
-		if (!strncmp(line, CRASH_BUILD_LINE, k))
+		if (!end)
+			end = stop;
+		if ((size_t)(end - line) > k && !strncmp(line, CRASH_BUILD_LINE, k))
 			found = take_word(line + k, end, buf, len);
-		line = *end ? end + 1 : NULL;
+		line = end + 1;
 	}
 	free(text);
 	return found;

@@ -19,9 +19,11 @@
  * file unless --replay says otherwise.
  *
  * A text program names its build itself, in a comment line
- * "# build: BUILD" (vmafuzz minimize -o FILE.txt writes it), which wins
- * over its folder's .builds: a program made from a crash keeps the crash's
- * build wherever it is saved, and nothing is written beside it.
+ * "# build: BUILD" (vmafuzz minimize -o FILE.txt writes it; so does
+ * vmafuzz fuzz in a crash it prints because it could not save it), which
+ * wins over its folder's .builds: a program made from a crash keeps the
+ * crash's build wherever it is saved, and nothing is written beside it. In
+ * a log, the line counts in its first program (prog_log_program).
  */
 #ifndef VMAFUZZ_CRASH_BUILD_H
 #define VMAFUZZ_CRASH_BUILD_H

@@ -5,12 +5,14 @@
  * log and from plot_data, the engines' command lines, what the summary
  * reads from a log, the build records of a crash folder and how triage
  * reads them back (tools/triage/crash_build.h, old lines too), plot_data's
- * rows put together, and the watcher that ends a run's processes and
- * removes its temporary folder when the run is killed.
+ * rows put together, the watcher that ends a run's processes and removes
+ * its temporary folder when the run is killed, and the engine's output
+ * read from a pipe (logged, its crashes kept, a log on a full disk).
  * tests/campaign.sh runs the whole command.
  */
 #include "tools/campaign/afl_rows.h"
 #include "tools/campaign/engine_cmd.h"
+#include "tools/campaign/engine_out.h"
 #include "tools/campaign/guard.h"
 #include "tools/campaign/merge.h"
 #include "tools/campaign/options.h"
@@ -21,6 +23,7 @@
 #include "tools/triage/crash_build.h"
 #include "test.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -503,6 +506,65 @@ static bool test_watcher(void)
 	return true;
 }
 
+/* The engine's output through a pipe: logged; a crash's program, file and
+ * bytes kept; a log that cannot be written (/dev/full) noted, the output
+ * still read. */
+static bool test_engine_out(void)
+{
+	static const char out[] =
+	    "INFO: Seed: 1\n"
+	    "==7==ERROR: AddressSanitizer: heap-use-after-free on address 0x6\n"
+	    "--- program (fuzz_mtree), step 1 of 2, on the fiber that failed ---\n"
+	    "target fuzz_mtree\n"
+	    "store mt0 @0x10:4 v1    # <== step 1 failed here\n"
+	    "--- threads ---\n"
+	    "  t0 at step 1\n"
+	    "artifact_prefix='x/'; Test unit written to x/crash-abc\n"
+	    "Base64: AAECAw==\n"
+	    "ALARM: working on the last Unit for 2 seconds\n"
+	    "artifact_prefix='x/'; Test unit written to x/timeout-def\n"
+	    "#5 NEW cov: 3";
+	char dir[] = "/tmp/vmafuzz-test-out.XXXXXX", log[4096], *text;
+	struct engine_out o;
+	int fds[2];
+	size_t len;
+
+	ASSERT(mkdtemp(dir));
+	snprintf(log, sizeof(log), "%s/engine.log", dir);
+	ASSERT_EQ(pipe(fds), 0);
+	ASSERT(engine_out_open(&o, fds[0], log));
+	ASSERT_EQ(write(fds[1], out, sizeof(out) - 1), sizeof(out) - 1);
+	engine_out_pump(&o);
+	ASSERT(o.reporting); /* the last crash's report came, no progress line yet */
+	close(fds[1]);
+	engine_out_drain(&o, 1000);
+	ASSERT(o.eof && !o.log_errno && !o.reporting);
+	ASSERT_EQ(o.ncrashes, 2);
+	ASSERT(!strcmp(o.crashes[0].program,
+		       "target fuzz_mtree\nstore mt0 @0x10:4 v1    # <== step 1 failed here\n"));
+	ASSERT(!strcmp(o.crashes[0].path, "x/crash-abc"));
+	ASSERT(o.crashes[0].bytes && o.crashes[0].nbytes == 4);
+	ASSERT(!memcmp(o.crashes[0].bytes, "\0\1\2\3", 4));
+	/* a timeout: a file, no report */
+	ASSERT(!o.crashes[1].program && !strcmp(o.crashes[1].path, "x/timeout-def"));
+	engine_out_close(&o);
+	text = file_read(log, &len);
+	ASSERT(text && len == sizeof(out) - 1 && !memcmp(text, out, len));
+	free(text);
+	/* the log on a full disk */
+	ASSERT_EQ(pipe(fds), 0);
+	ASSERT(engine_out_open(&o, fds[0], "/dev/full"));
+	ASSERT_EQ(write(fds[1], out, sizeof(out) - 1), sizeof(out) - 1);
+	close(fds[1]);
+	engine_out_drain(&o, 1000);
+	ASSERT_EQ(o.log_errno, ENOSPC);
+	ASSERT(file_error_full(o.log_errno));
+	ASSERT(o.ncrashes == 2 && o.crashes[0].program && o.crashes[0].bytes);
+	engine_out_close(&o);
+	ASSERT(tree_remove(dir));
+	return true;
+}
+
 int main(void)
 {
 	TEST(test_numbers);
@@ -518,5 +580,6 @@ int main(void)
 	TEST(test_rows);
 	TEST(test_end_marked);
 	TEST(test_watcher);
+	TEST(test_engine_out);
 	return test_summary();
 }

@@ -157,15 +157,17 @@ expect 0 'stopped at the run cap after 5 runs' "$V" minimize --replay "$GAP" --m
 	--target fuzz_mtree "$T/bin/gap_stale_raw"
 expect 1 'does not fail' "$V" minimize --target fuzz_mtree "$T/bin/gap_stale_raw"
 # a crash whose folder's .builds names its build: the minimized file, as
-# text with -o X.txt, keeps that build for the commands after it
+# text with -o X.txt, names that build for the commands after it, and
+# nothing else is written
 mkdir -p "$T/found/fuzz_mtree" "$T/kept"
 cp "$T/bin/gap_stale_raw" "$T/found/fuzz_mtree/crash-gap"
 echo "crash-gap bugs/mt_gap_stale/libfuzzer" >"$T/found/fuzz_mtree/.builds"
 expect 0 'fixed point' "$V" minimize -o "$T/kept/min.txt" "$T/found/fuzz_mtree/crash-gap"
 grep -q '^target fuzz_mtree$' "$T/kept/min.txt" && grep -q '^# bucket: MT_GAP$' "$T/kept/min.txt" &&
 	ok || bad "minimize -o X.txt: not the text program: $(cat "$T/kept/min.txt")"
-grep -qx 'min.txt bugs/mt_gap_stale/libfuzzer' "$T/kept/.builds" && ok ||
-	bad "minimize -o: the build is not kept: $(cat "$T/kept/.builds" 2>&1)"
+grep -qx '# build: bugs/mt_gap_stale/libfuzzer' "$T/kept/min.txt" && ok ||
+	bad "minimize -o: the build is not kept: $(cat "$T/kept/min.txt")"
+[ "$(ls -A "$T/kept")" = min.txt ] && ok || bad "minimize -o wrote more than min.txt: $(ls -A "$T/kept")"
 expect 0 '^MT_GAP +1 ' "$V" triage "$T/kept/min.txt"
 
 # ---- regress: into a scratch tree, never into corpus/regress/

@@ -5,6 +5,7 @@
  * program's `target` line, else the path.
  */
 #include "cmd.h"
+#include "file_util.h"
 #include "fuzz/run/replay.h"
 #include "tools/triage/crash_target.h"
 
@@ -52,12 +53,14 @@ static const struct fuzz_target *target_of(const char *text, const char *in)
 	return t;
 }
 
+/* The bytes to @out ("-": stdout), a file whole or not at all: seeds and
+ * regression inputs are compiled so. */
 static int write_out(const char *out, const uint8_t *bin, size_t size)
 {
-	FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
-
-	if (!f || fwrite(bin, 1, size, f) != size || (f != stdout && fclose(f))) {
-		fprintf(stderr, "vmafuzz compile: cannot write %s: %s\n", out, strerror(errno));
+	if (strcmp(out, "-"))
+		return file_write_atomic(out, bin, size) ? 0 : 2;
+	if (fwrite(bin, 1, size, stdout) != size || fflush(stdout)) {
+		fprintf(stderr, "vmafuzz compile: cannot write to stdout: %s\n", strerror(errno));
 		return 2;
 	}
 	return 0;

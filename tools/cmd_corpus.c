@@ -18,6 +18,7 @@
  */
 #include "cmd.h"
 #include "file_util.h"
+#include "tools/campaign/records.h"
 #include "tools/triage/crash_target.h"
 
 #include <dirent.h>
@@ -109,26 +110,23 @@ static bool name_in(const char *names, const char *name)
 	return false;
 }
 
-/* Name @build in @dir/.builds for every file of @dir not in @before. */
+/* Name @build in @dir/.builds for every file of @dir not in @before
+ * (.builds rewritten whole: records_append). */
 static void record_new(const char *dir, const char *before, const char *build)
 {
-	char *after = names_of(dir), *line, *save = NULL, path[PATH_MAX];
-	FILE *f = NULL;
+	char *after = names_of(dir), *line, *save = NULL, *lines = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&lines, &len);
 
-	for (line = strtok_r(after, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (name_in(before, line))
-			continue;
-		if (!f) {
-			if (!PATHF(path, sizeof(path), "%s/.builds", dir))
-				break;
-			f = fopen(path, "a");
-			if (!f)
-				break;
-		}
-		fprintf(f, "%s %s\n", line, build);
-	}
-	if (f)
-		fclose(f);
+	if (!f)
+		abort();
+	for (line = strtok_r(after, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!name_in(before, line))
+			fprintf(f, "%s %s\n", line, build);
+	fclose(f);
+	if (len)
+		records_append(dir, lines);
+	free(lines);
 	free(after);
 }
 

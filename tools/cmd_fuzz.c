@@ -8,8 +8,9 @@
  * binary's), it builds what the run needs with make and runs libFuzzer
  * (tools/campaign/run_libfuzzer.h) or AFL++ (run_afl.h). The parts are in
  * tools/campaign/: the options, what the run is (plan.h), the engines'
- * command lines, the processes and their end (guard.h), the status line,
- * the build records in the crash folders, the corpus merge, the summary.
+ * command lines, the processes and their end (guard.h), the engine's
+ * output (engine_out.h), the status line, the build records in the crash
+ * folders, a full disk (disk.h, unsaved.h), the corpus merge, the summary.
  */
 #include "cmd.h"
 #include "file_util.h"

@@ -9,10 +9,10 @@
  * Progress goes to stderr, the program (text) to stdout, its bytes to -o.
  */
 #include "cmd.h"
+#include "crash_input.h"
 #include "crash_opts.h"
 #include "file_util.h"
 #include "fuzz/prog/minimize.h"
-#include "fuzz/run/replay.h"
 #include "tools/triage/crash_build.h"
 #include "tools/triage/crash_machine.h"
 #include "tools/triage/crash_run.h"
@@ -120,7 +120,7 @@ static int load_crash(const struct args *a, const struct fuzz_target **t, char *
 		return 2;
 	if (!crash_driver("minimize", &a->o, *t, a->in, driver, PATH_MAX))
 		return 2;
-	data = load_input(*t, a->in, size, stderr);
+	data = crash_input_load("minimize", *t, a->in, size, NULL);
 	if (!data)
 		return 2;
 	prog_decode((*t)->desc, data, *size, p);
@@ -129,12 +129,20 @@ static int load_crash(const struct args *a, const struct fuzz_target **t, char *
 }
 
 /* Run the crash file itself for the bucket to keep; 0, or the exit status. */
-static int first_bucket(const struct args *a, const struct prog *p, size_t size,
-			struct bucket_oracle *b)
+static int first_bucket(const struct args *a, const struct fuzz_target *t, const struct prog *p,
+			size_t size, struct bucket_oracle *b)
 {
 	struct crash_result r;
+	char run[PATH_MAX];
+	bool temp, ran;
 
-	if (!crash_run(b->driver, a->in, b->timeout, &r, NULL))
+	/* the file as it is (a log's program: as it will be run from now on) */
+	if (!crash_input_runnable("minimize", t, a->in, run, sizeof(run), &temp))
+		return 2;
+	ran = crash_run(b->driver, run, b->timeout, &r, NULL);
+	if (temp)
+		unlink(run);
+	if (!ran)
 		return 2;
 	if (!r.failed) {
 		fprintf(stderr, "vmafuzz minimize: %s does not fail with %s: nothing to keep\n",
@@ -157,33 +165,71 @@ static bool is_text(const char *path)
 	return n > 4 && !strcmp(path + n - 4, ".txt");
 }
 
+/*
+ * The build that found the crash (crash_build.h: its folder's .builds, or
+ * a text program's "# build:" line) into @buf, for the text to name it, so
+ * that triage, replay and regress run the minimized program on that build
+ * as they do the crash; false when none is recorded, or when --replay
+ * chose the driver (the user names it again).
+ */
+static bool found_by(const struct args *a, char *buf, size_t len)
+{
+	return !a->o.replay_dir && crash_build_of(a->in, buf, len);
+}
+
 static void print_text(FILE *f, const struct args *a, const struct fuzz_target *t,
 		       const struct bucket_oracle *b, const struct prog *p, size_t size0,
 		       unsigned nops0, size_t size, unsigned runs)
 {
+	char build[PATH_MAX];
+
 	fprintf(f, "# minimized from %s: %zu bytes (%u ops) -> %zu bytes (%u ops), %u runs\n",
 		a->in, size0, nops0, size, p->nops, runs);
 	fprintf(f, "# bucket: %s\n", b->bucket);
+	if (found_by(a, build, sizeof(build)))
+		fprintf(f, "%s%s\n", CRASH_BUILD_LINE, build);
 	crash_machine_print(f, &b->machine);
 	prog_print(f, t->desc, p, -1);
 }
 
 /*
- * The minimized file keeps the build that found the crash (its folder's
- * .builds, crash_build.h), so that triage, replay and regress run it on
- * that build as they do the crash. With --replay the user chose the driver
- * and names it again.
+ * -o OUT, and nothing else: the text for OUT.txt (with the build), else the
+ * bytes, each whole or not at all (file_write_atomic). Bytes cannot name
+ * the build that found the crash, so the commands after need --replay:
+ * said on stderr.
  */
-static bool keep_build(const struct args *a)
+static bool write_out(const struct args *a, const struct fuzz_target *t,
+		      const struct bucket_oracle *b, const struct prog *p, size_t size0,
+		      unsigned nops0, size_t size, unsigned runs)
 {
-	char build[PATH_MAX];
+	char build[PATH_MAX], replay[PATH_MAX];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	bool ok;
 
-	if (a->o.replay_dir || !crash_build_of(a->in, build, sizeof(build)) ||
-	    crash_build_record(a->out, build))
-		return true;
-	fprintf(stderr, "vmafuzz minimize: cannot record in %s's folder that build %s found it\n",
-		a->out, build);
-	return false;
+	if (!strcmp(a->out, "-"))
+		return crash_write_file(a->out, b->buf, size);
+	if (!is_text(a->out)) {
+		ok = file_write_atomic(a->out, b->buf, size);
+		if (ok && found_by(a, build, sizeof(build)) &&
+		    crash_build_replay(build, replay, sizeof(replay)))
+			fprintf(stderr,
+				"minimize: %s holds bytes, which cannot name the build that found "
+				"the crash (%s): give the commands after --replay out/%s, or write "
+				"-o FILE.txt, whose text names it\n",
+				a->out, build, replay);
+		return ok;
+	}
+	f = open_memstream(&text, &len);
+	if (!f)
+		abort();
+	print_text(f, a, t, b, p, size0, nops0, size, runs);
+	if (fclose(f))
+		abort();
+	ok = file_write_atomic(a->out, text, len);
+	free(text);
+	return ok;
 }
 
 /* The summary on stderr, the bytes to -o, the text on stdout. */
@@ -196,18 +242,7 @@ static int report(const struct args *a, const struct fuzz_target *t, struct buck
 		"minimize: %s after %u runs: %zu bytes (%u ops) -> %zu bytes (%u ops), %s\n",
 		minimize_outcome_name(capped ? MINIMIZE_CAPPED : MINIMIZE_FIXED_POINT), runs, size0,
 		nops0, size, p->nops, b->bucket);
-	if (a->out && is_text(a->out)) {
-		FILE *f = fopen(a->out, "w");
-
-		if (!f || (print_text(f, a, t, b, p, size0, nops0, size, runs), fclose(f))) {
-			fprintf(stderr, "vmafuzz minimize: cannot write %s: %s\n", a->out,
-				strerror(errno));
-			return 2;
-		}
-	} else if (a->out && !crash_write_file(a->out, b->buf, size)) {
-		return 2;
-	}
-	if (a->out && strcmp(a->out, "-") && !keep_build(a))
+	if (a->out && !write_out(a, t, b, p, size0, nops0, size, runs))
 		return 2;
 	if (!a->out || strcmp(a->out, "-"))
 		print_text(stdout, a, t, b, p, size0, nops0, size, runs);
@@ -238,7 +273,7 @@ int cmd_minimize(int argc, char **argv)
 	if (crash_machine_read(a.in, &b.machine))
 		crash_machine_export(&b.machine); /* the candidates are bytes */
 	nops0 = p.nops;
-	rc = first_bucket(&a, &p, size0, &b);
+	rc = first_bucket(&a, t, &p, size0, &b);
 	if (rc)
 		return rc;
 	out = prog_minimize(&(struct minimize_opts){t->desc, same_bucket, &b,

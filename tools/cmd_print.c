@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmafuzz print [--target T] FILE: decode a fuzz input (or compile a text
- * program) and print it as a text program, headed by a comment with its
- * number of operations and size.
+ * program, or take a log's: crash_input.h) and print it as a text program,
+ * headed by a comment with its number of operations and size.
  */
 #include "cmd.h"
-#include "fuzz/run/replay.h"
+#include "crash_input.h"
 #include "tools/triage/crash_target.h"
 
 #include <stdlib.h>
@@ -14,6 +14,7 @@ int cmd_print(int argc, char **argv)
 {
 	static struct prog p; /* large */
 	const struct fuzz_target *t;
+	struct crash_input_log log;
 	uint8_t *data;
 	size_t size;
 	bool bad;
@@ -29,12 +30,19 @@ int cmd_print(int argc, char **argv)
 		t = cmd_file_target("print", argv[1]);
 	if (!t)
 		return 2;
-	data = load_input(t, argv[1], &size, stderr);
+	data = crash_input_load("print", t, argv[1], &size, &log);
 	if (!data)
 		return 2;
 	prog_decode(t->desc, data, size, &p);
 	free(data);
-	printf("# %s: %u operations, %zu bytes\n", argv[1], p.nops, size);
+	if (log.programs > 1)
+		printf("# %s:%u: %u operations, %zu bytes (the first of %u programs in this log)\n",
+		       argv[1], log.line, p.nops, size, log.programs);
+	else if (log.programs)
+		printf("# %s:%u: %u operations, %zu bytes (the program in this log)\n", argv[1],
+		       log.line, p.nops, size);
+	else
+		printf("# %s: %u operations, %zu bytes\n", argv[1], p.nops, size);
 	prog_print(stdout, t->desc, &p, -1);
 	return 0;
 }

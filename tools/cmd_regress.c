@@ -7,9 +7,9 @@
  * fixed (triage reports such a file as "no longer fails").
  */
 #include "cmd.h"
+#include "crash_input.h"
 #include "crash_opts.h"
 #include "file_util.h"
-#include "fuzz/run/replay.h"
 #include "tools/triage/crash_name.h"
 #include "tools/triage/crash_run.h"
 #include "tools/triage/crash_target.h"
@@ -92,7 +92,7 @@ static int run_stored_form(const struct fuzz_target *t, const char *in, const ch
 			   unsigned timeout, struct prog *p, uint8_t **bin, size_t *size,
 			   struct crash_result *r)
 {
-	uint8_t *data = load_input(t, in, size, stderr);
+	uint8_t *data = crash_input_load("regress", t, in, size, NULL);
 	char tmp[PATH_MAX];
 	bool ran;
 
@@ -144,28 +144,29 @@ static int write_entry(const char *path, const struct crash_result *r, const cha
 		       const struct crash_machine *machine, const struct fuzz_target *t,
 		       const struct prog *p)
 {
-	char cause[512], date[16];
+	char cause[512], date[16], *text = NULL;
 	time_t now = time(NULL);
+	size_t len = 0;
 	FILE *f;
+	bool ok;
 
 	snprintf(cause, sizeof(cause), "%s", why ? why : r->summary);
 	for (char *c = cause; *c; c++)
 		if (*c == '\n' || *c == '\r')
 			*c = ' ';
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "vmafuzz regress: cannot write %s: %s\n", path, strerror(errno));
-		return 2;
-	}
+	f = open_memstream(&text, &len);
+	if (!f)
+		abort();
 	fprintf(f, "# bucket: %s\n# date: %s\n# cause: %s\n", r->bucket, date, cause);
 	crash_machine_print(f, machine);
 	prog_print(f, t->desc, p, -1);
-	if (fclose(f)) {
-		fprintf(stderr, "vmafuzz regress: cannot write %s: %s\n", path, strerror(errno));
-		unlink(path);
+	fclose(f);
+	/* whole or not at all (its message names the file) */
+	ok = file_write_atomic(path, text, len);
+	free(text);
+	if (!ok)
 		return 2;
-	}
 	printf("%s\n", path);
 	return 0;
 }

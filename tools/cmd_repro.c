@@ -18,9 +18,9 @@
  * flipped), for the tests to see a reproducer fail with both views.
  */
 #include "cmd.h"
+#include "crash_input.h"
 #include "fuzz/as/model_backend.h"
 #include "fuzz/prog/mm_ops.h"
-#include "fuzz/run/replay.h"
 #include "live/conform_model.h"
 #include "live/conform_ops.h"
 #include "runtime/check.h"
@@ -228,7 +228,7 @@ int cmd_repro(int argc, char **argv)
 
 	if (status)
 		return status;
-	data = load_input(t, o.file, &size, stderr);
+	data = crash_input_load("repro", t, o.file, &size, NULL);
 	if (!data)
 		return 2;
 	prog_decode(t->desc, data, size, &p);

@@ -7,6 +7,7 @@
  * one result per bucket. Buckets are sorted by count, then name.
  */
 #include "cmd.h"
+#include "crash_input.h"
 #include "crash_opts.h"
 #include "tools/triage/crash_collect.h"
 #include "tools/triage/crash_run.h"
@@ -16,10 +17,13 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct triaged {
 	const struct crash_file *file;
 	struct crash_result res;
+	char run[PATH_MAX]; /* what the driver runs: the file, or its log's program */
+	bool temp;	    /* @run is a temporary file */
 };
 
 struct bucket {
@@ -165,16 +169,14 @@ static void print_sarif(const struct bucket *bs, size_t nb, const char *category
 		abort();
 	for (size_t i = 0; i < nb; i++) {
 		const struct triaged *s = bs[i].v[0];
-		const struct crash_frame *f = s->res.nframes ? &s->res.frames[0] : NULL;
 		const char **paths = calloc(bs[i].n, sizeof(*paths));
 
 		if (!paths)
 			abort();
 		for (size_t k = 0; k < bs[i].n; k++)
 			paths[k] = bs[i].v[k]->file->path;
-		r[i] = (struct sarif_result){
-		    bs[i].id,	     s->res.summary, level_of(&bs[i]), f ? f->file : NULL,
-		    f ? f->line : 0, paths,	     bs[i].n};
+		r[i] = (struct sarif_result){bs[i].id,	   s->res.summary, level_of(&bs[i]),
+					     &s->res.site, paths,	   bs[i].n};
 	}
 	sarif_print(stdout, category ? category : "vmafuzz-triage", r, nb);
 	for (size_t i = 0; i < nb; i++)
@@ -245,16 +247,23 @@ static bool parse_args(int argc, char **argv, struct triage_args *a)
 	return true;
 }
 
-/* Run every file into @tr and its bucket; false when a driver cannot run. */
+/* Run every file that holds a program into @tr and its bucket, the others
+ * named on stderr (*@refused counts them); false when a driver cannot run. */
 static bool run_files(const struct triage_args *a, const struct crash_file *files, size_t n,
-		      struct triaged *tr, struct buckets *bs)
+		      struct triaged *tr, struct buckets *bs, size_t *refused)
 {
+	*refused = 0;
 	for (size_t i = 0; i < n; i++) {
 		char driver[PATH_MAX];
 
+		if (!crash_input_runnable("triage", files[i].target, files[i].path, tr[i].run,
+					  sizeof(tr[i].run), &tr[i].temp)) {
+			++*refused;
+			continue;
+		}
 		if (!crash_driver("triage", &a->o, files[i].target, files[i].path, driver,
 				  sizeof(driver)) ||
-		    !crash_run(driver, files[i].path, a->o.timeout, &tr[i].res, NULL))
+		    !crash_run(driver, tr[i].run, a->o.timeout, &tr[i].res, NULL))
 			return false;
 		tr[i].file = &files[i];
 		if (a->verbose)
@@ -278,7 +287,7 @@ static void sort_buckets(const struct triage_args *a, struct buckets *bs)
 
 			if (crash_driver("triage", &a->o, s->file->target, s->file->path, driver,
 					 sizeof(driver)))
-				crash_locate(driver, s->file->path, a->o.timeout, &s->res);
+				crash_locate(driver, s->run, a->o.timeout, &s->res);
 		}
 	}
 	if (bs->n)
@@ -306,7 +315,7 @@ int cmd_triage(int argc, char **argv)
 	struct crash_file *files = NULL;
 	struct buckets bs = {NULL, 0, 0};
 	struct triaged *tr = NULL;
-	size_t nfiles = 0;
+	size_t nfiles = 0, refused = 0;
 	int rc = 2;
 
 	a.paths = calloc((size_t)argc, sizeof(*a.paths));
@@ -318,12 +327,20 @@ int cmd_triage(int argc, char **argv)
 	tr = calloc(nfiles ? nfiles : 1, sizeof(*tr));
 	if (!tr)
 		abort();
-	if (!run_files(&a, files, nfiles, tr, &bs))
+	if (!run_files(&a, files, nfiles, tr, &bs, &refused))
 		goto out;
 	sort_buckets(&a, &bs);
-	print_buckets(&a, &bs, nfiles);
+	print_buckets(&a, &bs, nfiles - refused);
 	rc = 0;
+	if (refused) {
+		fprintf(stderr, "vmafuzz triage: %zu file%s of %zu hold%s no program it can run\n",
+			refused, refused == 1 ? "" : "s", nfiles, refused == 1 ? "s" : "");
+		rc = 2;
+	}
 out:
+	for (size_t i = 0; tr && i < nfiles; i++)
+		if (tr[i].temp)
+			unlink(tr[i].run);
 	for (size_t i = 0; i < bs.n; i++)
 		free(bs.v[i].v);
 	free(bs.v);

@@ -162,7 +162,7 @@ bool file_write_atomic(const char *path, const void *data, size_t size)
 	char dir[PATH_MAX], base[PATH_MAX], tmp[PATH_MAX];
 	const char *p = data;
 	size_t done = 0;
-	int fd;
+	int fd, e;
 
 	if (!split_path(path, dir, base, sizeof(dir)) ||
 	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp-%d", dir, base, (int)getpid()) >=
@@ -178,26 +178,34 @@ bool file_write_atomic(const char *path, const void *data, size_t size)
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n == 0)
+			errno = ENOSPC; /* (a write that takes nothing: no room) */
 		if (n <= 0)
 			goto fail;
 		done += (size_t)n;
 	}
-	if (fsync(fd) || close(fd)) {
-		fd = -1;
+	if (fsync(fd))
 		goto fail;
-	}
+	e = close(fd);
 	fd = -1;
-	if (rename(tmp, path))
+	if (e || rename(tmp, path))
 		goto fail;
 	if (!dir_sync(dir))
 		goto fail;
 	return true;
 fail:
-	fprintf(stderr, "vmafuzz: cannot write %s: %s\n", path, strerror(errno));
+	e = errno;
+	fprintf(stderr, "vmafuzz: cannot write %s: %s\n", path, strerror(e));
 	if (fd >= 0)
 		close(fd);
 	unlink(tmp);
+	errno = e;
 	return false;
+}
+
+bool file_error_full(int e)
+{
+	return e == ENOSPC || e == EDQUOT;
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

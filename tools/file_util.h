@@ -31,9 +31,13 @@ bool crash_write_file(const char *path, const uint8_t *data, size_t size);
  * Replace @path by @size bytes so that a crash at any moment leaves either
  * the old file or the new one whole: they go to a dotfile beside it, which
  * is flushed to the disk (fsync) and renamed over @path, and the rename is
- * flushed too.
+ * flushed too. A failure leaves @path as it was, removes the dotfile and
+ * keeps errno (ENOSPC: the disk is full).
  */
 bool file_write_atomic(const char *path, const void *data, size_t size);
+
+/* Whether errno value @e says the disk (or the user's quota) is full. */
+bool file_error_full(int e);
 
 /* The bytes of @path (NUL-terminated, malloc'd), their number into
  * @size; NULL when it cannot be read. */

@@ -77,8 +77,9 @@ static const struct command commands[] = {
      "other bytes towards 0, config bits), repeated to a fixed point or N runs of\n"
      "the driver (default 2000). Prints the program as text, writes its bytes to\n"
      "OUT ('-': stdout; OUT.txt: the text, which names its target), and reports\n"
-     "runs and sizes on stderr. OUT keeps the build that found the crash (its\n"
-     "folder's .builds), for triage, replay and regress.",
+     "runs and sizes on stderr. OUT.txt names the build that found the crash (a\n"
+     "'# build:' line, from the crash's folder's .builds), for triage, replay and\n"
+     "regress; bytes cannot (give those --replay). Nothing but OUT is written.",
      cmd_minimize},
     {"regress", "regress [--target T] [--replay DIR] [--why TEXT] [--root DIR] FILE",
      "Store a crash (minimize it first) as a text program in\n"
@@ -222,8 +223,13 @@ static const struct command commands[] = {
      "succeeded completely). The summary says what the exit status means, exec/s,\n"
      "the corpus, the crashes new this run and in all. SIGINT, SIGTERM and SIGHUP\n"
      "are passed on to the engine, and all the run started ends with it, even when\n"
-     "it is killed. Exit status: the engine's; 2 for a bad command line or a failed\n"
-     "build. ASAN_OPTIONS defaults to quarantine_size_mb=64; JOBS is make's -j.",
+     "it is killed. A full disk stops a libFuzzer run: the crashes libFuzzer left\n"
+     "empty are written again, or printed on stderr between '--- vmafuzz: unsaved\n"
+     "crash' lines (vmafuzz triage, print, minimize read them back from there); the\n"
+     "inputs it left empty are taken out of the corpus, which is not merged.\n"
+     "Exit status: the engine's; 2 for a bad command line or a failed build; 74\n"
+     "when the disk is full (the run stopped, or did not start). ASAN_OPTIONS\n"
+     "defaults to quarantine_size_mb=64; JOBS is make's -j.",
      cmd_fuzz},
     {NULL, NULL, NULL, NULL},
 };

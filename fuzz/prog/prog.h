@@ -164,6 +164,27 @@ void prog_print(FILE *out, const struct prog_desc *d, const struct prog *p, int 
 bool prog_parse(const struct prog_desc *d, const char *text, const char *name, struct prog *p,
 		char *err, size_t errlen);
 
+/* prog_parse for text that starts at line @first_line of the file @name
+ * (a program inside a log): errors name the file's lines. */
+bool prog_parse_at(const struct prog_desc *d, const char *text, const char *name,
+		   unsigned first_line, struct prog *p, char *err, size_t errlen);
+
+/*
+ * A program inside a log (text, no NUL byte): the lines after a marker line
+ * that starts with PROG_LOG_UNSAVED (vmafuzz fuzz prints a crash it could
+ * not save so) or PROG_LOG_REPORT (a failure report, exec.h), up to the next
+ * line that starts with "--- ". The @nth such program of the @size bytes at
+ * @text (from 0): where its text starts, its length into *@len and the
+ * number of its first line into *@line. NULL when there is none, or when
+ * @text holds a NUL byte (a fuzz input's bytes, not a log): then *@line is
+ * 0, or the first line of the @nth program when it is cut short (no line
+ * after it starts with "--- ").
+ */
+#define PROG_LOG_UNSAVED "--- vmafuzz: unsaved crash "
+#define PROG_LOG_REPORT "--- program ("
+const char *prog_log_program(const char *text, size_t size, unsigned nth, size_t *len,
+			     unsigned *line);
+
 /* Parse @text (as prog_parse, errors on stderr) and encode it into a
  * malloc'd *@bytes of *@size bytes: false after a parse error. */
 bool prog_text_bytes(const struct prog_desc *d, const char *text, uint8_t **bytes, size_t *size);

@@ -330,7 +330,13 @@ static bool parse_op(struct parser *ps, const struct prog_desc *d, struct token 
 bool prog_parse(const struct prog_desc *d, const char *text, const char *name, struct prog *p,
 		char *err, size_t errlen)
 {
-	struct parser ps = {.name = name, .err = err, .errlen = errlen};
+	return prog_parse_at(d, text, name, 1, p, err, errlen);
+}
+
+bool prog_parse_at(const struct prog_desc *d, const char *text, const char *name,
+		   unsigned first_line, struct prog *p, char *err, size_t errlen)
+{
+	struct parser ps = {.name = name, .line = first_line - 1, .err = err, .errlen = errlen};
 	const char *line = text;
 
 	memset(p, 0, sizeof(*p));
@@ -395,6 +401,46 @@ bool prog_parse(const struct prog_desc *d, const char *text, const char *name, s
 		}
 	}
 	return true;
+}
+
+/* Whether the line at @s starts with @prefix. */
+static bool line_starts(const char *s, const char *end, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return (size_t)(end - s) >= n && !memcmp(s, prefix, n);
+}
+
+const char *prog_log_program(const char *text, size_t size, unsigned nth, size_t *len,
+			     unsigned *line)
+{
+	const char *s = text, *end = text + size, *start = NULL;
+	unsigned n = 1, found = 0;
+
+	*line = 0;
+	if (memchr(text, 0, size))
+		return NULL;
+	for (; s < end; n++) {
+		const char *eol = memchr(s, '\n', (size_t)(end - s));
+		const char *next = eol ? eol + 1 : end;
+
+		if (start && line_starts(s, end, "--- ")) {
+			if (found++ == nth) {
+				*len = (size_t)(s - start);
+				return start;
+			}
+			start = NULL;
+		}
+		if (!start && (line_starts(s, end, PROG_LOG_UNSAVED) ||
+			       line_starts(s, end, PROG_LOG_REPORT))) {
+			start = next;
+			*line = n + 1;
+		}
+		s = next;
+	}
+	if (!start || found != nth)
+		*line = 0;
+	return NULL;
 }
 
 const char *prog_text_target(const char *text, char *buf, size_t len)

@@ -51,8 +51,9 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-uint8_t *compile_text(const struct fuzz_target *t, const char *text, const char *name, size_t *size,
-		      FILE *err_out)
+/* compile_text for a program that starts at line @first_line of @name. */
+static uint8_t *compile_at(const struct fuzz_target *t, const char *text, const char *name,
+			   unsigned first_line, size_t *size, FILE *err_out)
 {
 	static struct prog p; /* large; not reentrant, nor needs to be */
 	char err[512];
@@ -62,7 +63,7 @@ uint8_t *compile_text(const struct fuzz_target *t, const char *text, const char 
 		fprintf(err_out, "%s: text program contains a NUL byte\n", name);
 		return NULL;
 	}
-	if (!prog_parse(t->desc, text, name, &p, err, sizeof(err))) {
+	if (!prog_parse_at(t->desc, text, name, first_line, &p, err, sizeof(err))) {
 		fprintf(err_out, "%s\n", err);
 		return NULL;
 	}
@@ -73,12 +74,51 @@ uint8_t *compile_text(const struct fuzz_target *t, const char *text, const char 
 	return out;
 }
 
+uint8_t *compile_text(const struct fuzz_target *t, const char *text, const char *name, size_t *size,
+		      FILE *err_out)
+{
+	return compile_at(t, text, name, 1, size, err_out);
+}
+
+/* The first program in the log @data (@size bytes), compiled; @data
+ * itself when it is no log. */
+static uint8_t *from_log(const struct fuzz_target *t, uint8_t *data, const char *path, size_t *size,
+			 FILE *err_out)
+{
+	unsigned line;
+	size_t len;
+	const char *prog = prog_log_program((const char *)data, *size, 0, &len, &line);
+	char *text;
+	uint8_t *bin;
+
+	if (!prog && !line)
+		return data;
+	if (!prog) {
+		fprintf(err_out,
+			"%s:%u: the program from this line on is cut short (no line "
+			"'--- ' after it)\n",
+			path, line);
+		free(data);
+		return NULL;
+	}
+	text = strndup(prog, len);
+	if (!text)
+		abort();
+	*size = len;
+	bin = compile_at(t, text, path, line, size, err_out);
+	free(text);
+	free(data);
+	return bin;
+}
+
 uint8_t *load_input(const struct fuzz_target *t, const char *path, size_t *size, FILE *err_out)
 {
 	uint8_t *data = read_file(path, size, err_out), *bin;
 
-	if (!data || !ends_with(path, ".txt"))
-		return data;
+	if (!data)
+		return NULL;
+	if (!ends_with(path, ".txt"))
+		return from_log(t, data, path, size, err_out);
 	bin = compile_text(t, (const char *)data, path, size, err_out);
 	free(data);
 	return bin;

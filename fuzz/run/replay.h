@@ -22,7 +22,10 @@ uint8_t *read_file(const char *path, size_t *size, FILE *err_out);
 uint8_t *compile_text(const struct fuzz_target *t, const char *text, const char *name, size_t *size,
 		      FILE *err_out);
 
-/* Load an input: bytes as they are, or a compiled .txt program. */
+/* Load an input: bytes as they are, a compiled .txt program, or the first
+ * program of a log (prog_log_program: what vmafuzz fuzz printed of a crash
+ * it could not save, or a failure report), compiled; errors name the
+ * file's line. */
 uint8_t *load_input(const struct fuzz_target *t, const char *path, size_t *size, FILE *err_out);
 
 /* Run every input named by @paths; returns 0, or 2 when a path is unusable.

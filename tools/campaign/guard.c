@@ -315,7 +315,10 @@ static void child_setup(const struct guard_io *io)
 		dup2(fd, 0);
 		close(fd);
 	}
-	if (io->out) {
+	if (io->out_fd > 2) {
+		dup2(io->out_fd, 1);
+		dup2(io->out_fd, 2);
+	} else if (io->out) {
 		fd = open(io->out, O_WRONLY | O_CREAT | (io->append ? O_APPEND : O_TRUNC), 0644);
 		if (fd < 0) {
 			fprintf(stderr, "vmafuzz fuzz: cannot write %s: %s\n", io->out,

@@ -34,6 +34,7 @@ enum guard_pass {
 
 struct guard_io {
 	const char *out;  /* stdout and stderr to this file; NULL: this process's */
+	int out_fd;	  /* > 2: stdout and stderr to this descriptor instead */
 	bool append;	  /* add to @out rather than replace it */
 	bool null_in;	  /* stdin from /dev/null */
 	char *const *env; /* "NAME=VALUE" to set, "NAME" to unset; NULL-ended */

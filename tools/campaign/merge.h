@@ -25,6 +25,7 @@
 struct merge_result {
 	long before, after; /* inputs before and after */
 	bool ok;
+	bool skipped;  /* not tried (a full disk) */
 	char why[256]; /* when not ok */
 };
 

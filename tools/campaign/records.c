@@ -127,7 +127,7 @@ static char *builds_text(const char *dir, size_t more, size_t *len)
 	return s;
 }
 
-static bool append(const char *dir, const char *lines)
+bool records_append(const char *dir, const char *lines)
 {
 	char path[PATH_MAX];
 	size_t len, n = strlen(lines);
@@ -174,7 +174,7 @@ bool records_run_line(const char *dir, const char *build, struct timespec *from)
 	}
 	if (from)
 		*from = t;
-	return append(dir, line);
+	return records_append(dir, line);
 }
 
 bool records_name_lines(const char *dir, const char *build, const struct crash_set *fresh)
@@ -192,7 +192,7 @@ bool records_name_lines(const char *dir, const char *build, const struct crash_s
 		abort();
 	for (int i = 0; i < fresh->n; i++)
 		at += (size_t)snprintf(lines + at, cap - at, "%s %s\n", fresh->names[i], build);
-	ok = append(dir, lines);
+	ok = records_append(dir, lines);
 	free(lines);
 	return ok;
 }

@@ -44,6 +44,10 @@ bool records_run_line(const char *dir, const char *build, struct timespec *from)
 /* Append a "NAME BUILD" line for each name of @fresh. */
 bool records_name_lines(const char *dir, const char *build, const struct crash_set *fresh);
 
+/* Append @lines (each ended by a newline) to @dir/.builds, rewritten whole;
+ * false after a message naming it. */
+bool records_append(const char *dir, const char *lines);
+
 /* Remove @dir/.builds (and what a writer killed left of one). */
 void records_forget(const char *dir);
 

@@ -6,6 +6,7 @@
 #include "guard.h"
 #include "status.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,15 @@ int status_loop_run(const struct status_loop *l)
 			printed = true;
 			next += l->every;
 		}
-		nanosleep(&nap, NULL);
+		if (l->pipe_fd > 2) {
+			struct pollfd p = {l->pipe_fd, POLLIN, 0};
+
+			/* an ended pipe is always "ready": wait as without one */
+			if (poll(&p, 1, (int)(nap.tv_nsec / 1000000)) > 0 && !(p.revents & POLLIN))
+				nanosleep(&nap, NULL);
+		} else {
+			nanosleep(&nap, NULL);
+		}
 	}
 	if (printed && tty)
 		printf("\n"); /* past the status line */

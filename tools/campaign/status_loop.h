@@ -27,6 +27,7 @@ struct status_loop {
 	const struct crash_set *before;
 	void (*tick)(void *arg); /* NULL, or called every tick */
 	void *arg;
+	int pipe_fd; /* > 2: a tick comes too as soon as this pipe has data */
 };
 
 /* Until @l->pid ends; its status (guard_ended). */

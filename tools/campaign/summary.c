@@ -99,7 +99,9 @@ void summary_libfuzzer(const struct campaign *c, const struct run_tally *t,
 	campaign_abs(t->log, log, sizeof(log));
 	if (text)
 		summary_rate(text, len, t->seconds, &rate, &units);
-	if (!m->ok)
+	if (m->skipped)
+		printf("   (the corpus is not merged: %s)\n", m->why);
+	else if (!m->ok)
 		printf("   (merging the corpus failed: %s; kept as it was: %s/merge.log)\n", m->why,
 		       work);
 	printf("\n== %s: libFuzzer exit status %d (%s) after %lds\n", c->target, t->rc,
@@ -120,7 +122,11 @@ void summary_libfuzzer(const struct campaign *c, const struct run_tally *t,
 		printf("   corpus:  %ld inputs in %s/corpus (not merged)\n", m->before, work);
 	printf("   crashes: %ld new this run, %ld in all, in %s/crashes/\n", t->new_crashes,
 	       t->all_crashes, work);
-	if (text && t->new_crashes > 0)
+	if (t->unsaved)
+		printf("   unsaved: %ld crash%s not saved, printed on stderr (vmafuzz triage reads "
+		       "them back from it)\n",
+		       t->unsaved, t->unsaved == 1 ? "" : "es");
+	if (text && (t->new_crashes > 0 || t->unsaved))
 		quote(text,
 		      "^vmafuzz: (invariant|model assertion)|ERROR: "
 		      "(AddressSanitizer|libFuzzer)|runtime error:|^SUMMARY:|Test unit written to",

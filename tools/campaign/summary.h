@@ -24,6 +24,7 @@ struct run_tally {
 	int rc;
 	long seconds;
 	long new_crashes, all_crashes;
+	long unsaved; /* crashes that could not be saved, printed on stderr */
 	const char *log;
 };
 

@@ -3,6 +3,7 @@
  * The build that found a crash file (crash_build.h).
  */
 #include "crash_build.h"
+#include "fuzz/prog/prog.h"
 
 #include <dirent.h>
 #include <libgen.h>
@@ -128,6 +129,39 @@ bool crash_build_in_text(const char *text, size_t size, const char *name,
 	return named || timed;
 }
 
+/* The build a text program (.txt), or a log's first program, names on its
+ * "# build:" line. */
+static bool text_build(const char *path, char *buf, size_t len)
+{
+	size_t n = strlen(path), k = strlen(CRASH_BUILD_LINE), size, plen;
+	const char *prog, *stop;
+	bool found = false;
+	unsigned first;
+	char *text = read_all(path, &size);
+
+	if (!text)
+		return false;
+	if (n > 4 && !strcmp(path + n - 4, ".txt")) {
+		prog = text;
+		plen = size;
+	} else if (!(prog = prog_log_program(text, size, 0, &plen, &first))) {
+		free(text);
+		return false;
+	}
+	stop = prog + plen;
+	for (const char *line = prog; line < stop && !found;) {
+		const char *end = memchr(line, '\n', (size_t)(stop - line));
+
+		if (!end)
+			end = stop;
+		if ((size_t)(end - line) > k && !strncmp(line, CRASH_BUILD_LINE, k))
+			found = take_word(line + k, end, buf, len);
+		line = end + 1;
+	}
+	free(text);
+	return found;
+}
+
 bool crash_build_of(const char *path, char *buf, size_t len)
 {
 	char dir[PATH_MAX], base[PATH_MAX], rec[PATH_MAX];
@@ -136,6 +170,8 @@ bool crash_build_of(const char *path, char *buf, size_t len)
 	char *text;
 	bool found;
 
+	if (text_build(path, buf, len))
+		return true;
 	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir) ||
 	    snprintf(base, sizeof(base), "%s", path) >= (int)sizeof(base))
 		return false;
@@ -156,23 +192,6 @@ bool crash_build_run_line(char *buf, size_t len, const char *build, const struct
 			 from->tv_nsec);
 
 	return n > 0 && (size_t)n < len;
-}
-
-bool crash_build_record(const char *path, const char *build)
-{
-	char dir[PATH_MAX], base[PATH_MAX], rec[PATH_MAX];
-	FILE *f;
-	bool ok;
-
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir) ||
-	    snprintf(base, sizeof(base), "%s", path) >= (int)sizeof(base) ||
-	    snprintf(rec, sizeof(rec), "%s/.builds", dirname(dir)) >= (int)sizeof(rec))
-		return false;
-	f = fopen(rec, "a");
-	if (!f)
-		return false;
-	ok = fprintf(f, "%s %s\n", basename(base), build) > 0;
-	return fclose(f) == 0 && ok;
 }
 
 int crash_builds_in(const char *dir, char *buf, size_t len)

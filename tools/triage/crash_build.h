@@ -17,6 +17,13 @@
  * after the file's. Each build has a replay build beside it (replay,
  * kernel/replay, bugs/<bug>/replay), which the crash commands use for that
  * file unless --replay says otherwise.
+ *
+ * A text program names its build itself, in a comment line
+ * "# build: BUILD" (vmafuzz minimize -o FILE.txt writes it; so does
+ * vmafuzz fuzz in a crash it prints because it could not save it), which
+ * wins over its folder's .builds: a program made from a crash keeps the
+ * crash's build wherever it is saved, and nothing is written beside it. In
+ * a log, the line counts in its first program (prog_log_program).
  */
 #ifndef VMAFUZZ_CRASH_BUILD_H
 #define VMAFUZZ_CRASH_BUILD_H
@@ -25,8 +32,9 @@
 #include <stddef.h>
 #include <time.h>
 
-/* The build recorded for the crash file at @path into @buf; false if its
- * folder records none for it. */
+/* The build recorded for the crash file at @path into @buf (its own
+ * "# build:" line for a text program, else its folder's .builds); false if
+ * none is recorded for it. */
 bool crash_build_of(const char *path, char *buf, size_t len);
 
 /* The same for a file named @name whose mtime is @mtime, from the text of
@@ -34,10 +42,8 @@ bool crash_build_of(const char *path, char *buf, size_t len);
 bool crash_build_in_text(const char *text, size_t size, const char *name,
 			 const struct timespec *mtime, char *buf, size_t len);
 
-/* Record in @path's folder's .builds that @build found it (a file made from
- * a crash, such as its minimized form, keeps the crash's build); false if
- * that file cannot be written. */
-bool crash_build_record(const char *path, const char *build);
+/* The comment line of a text program that names its build. */
+#define CRASH_BUILD_LINE "# build: "
 
 /* The "*" line for @build from time @from, with its newline, into @buf. */
 bool crash_build_run_line(char *buf, size_t len, const char *build, const struct timespec *from);

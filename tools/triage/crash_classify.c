@@ -122,6 +122,33 @@ static void short_location(const char *loc, size_t n, char *buf, size_t len)
 	text_appendf(buf, len, "%s:%lu", rel, line);
 }
 
+/* r->site from a report's "path/file.c:L[:C]" (@n bytes at @loc): in this
+ * tree or a kernel tree's; else from the stack after it (@after). */
+static void site_at(const char *loc, size_t n, const char *after, struct crash_result *r)
+{
+	char file[512];
+	const char *colon, *rel;
+	unsigned long line;
+
+	text_copy(file, sizeof(file), loc, n);
+	colon = strchr(strrchr(file, '/') ? strrchr(file, '/') : file, ':');
+	line = colon ? strtoul(colon + 1, NULL, 10) : 0;
+	if (colon)
+		file[colon - file] = 0;
+	if (line && crash_site_ours(file, (unsigned)line, &r->site))
+		return;
+	if (line && crash_source_part(file, &rel) == SOURCE_KERNEL) {
+		r->site.tree = SITE_KERNEL;
+		text_copy(r->site.at.file, sizeof(r->site.at.file), rel, strlen(rel));
+		r->site.at.line = (unsigned)line;
+		if (rel > file && file[0] == '/')
+			text_copy(r->site.kernel_root, sizeof(r->site.kernel_root), file,
+				  (size_t)(rel - file));
+		return;
+	}
+	crash_pick_site(after, r);
+}
+
 /* "vmafuzz: invariant <ID> failed: ..." */
 static bool invariant_report(const char *l, const char *after, struct crash_result *r)
 {
@@ -129,7 +156,10 @@ static bool invariant_report(const char *l, const char *after, struct crash_resu
 		return false;
 	text_copy(r->bucket, sizeof(r->bucket), l + 19, strcspn(l + 19, " :"));
 	set_summary(r, l);
-	crash_pick_frames(after, r); /* only with crash_locate's stacks */
+	/* only with crash_locate's stacks: the check that fired is the caller
+	 * of the model's check reporting */
+	crash_pick_frames(after, r);
+	crash_pick_site(after, r);
 	return true;
 }
 
@@ -156,6 +186,11 @@ static bool kernel_report(const char *l, struct crash_result *r)
 			  colon ? (size_t)(colon - where - 4) : strlen(where + 4));
 		f->line = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
 		r->nframes = 1;
+		if (f->line) {
+			/* a path of the guest's kernel tree, whose root is not known here */
+			r->site.tree = SITE_KERNEL;
+			r->site.at = *f;
+		}
 	}
 	return true;
 }
@@ -173,6 +208,7 @@ static bool assertion_report(const char *l, const char *after, struct crash_resu
 	snprintf(r->bucket, sizeof(r->bucket), "MODEL_ASSERT %s", loc);
 	set_summary(r, l);
 	crash_pick_frames(after, r);
+	site_at(l + k, strcspn(l + k, " "), after, r);
 	return true;
 }
 
@@ -189,6 +225,7 @@ static bool sanitizer_report(const char *line, const char *after, struct crash_r
 	sanitizer_kind(l + 7, r->bucket, sizeof(r->bucket));
 	set_summary(r, line);
 	crash_pick_frames(after, r);
+	crash_pick_site(after, r);
 	append_frames(r);
 	return true;
 }
@@ -211,6 +248,7 @@ static bool ubsan_report(const char *line, const char *after, struct crash_resul
 	}
 	set_summary(r, line);
 	crash_pick_frames(after, r);
+	site_at(line, (size_t)(p - line), after, r);
 	if (check[0] && strcmp(check, "undefined-behavior")) {
 		snprintf(r->bucket, sizeof(r->bucket), "UndefinedBehaviorSanitizer: %s", check);
 		if (r->nframes)

@@ -48,9 +48,18 @@ static bool libfuzzer_artifact(const char *name)
 
 enum pick { PICK_ALL, PICK_ARTIFACTS, PICK_AFL };
 
+/* Whether @s ends with @suffix. */
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
 static bool picked(const char *name, enum pick pick)
 {
-	if (name[0] == '.' || !strcmp(name, "README.txt"))
+	/* ClusterFuzzLite keeps each crash's stack beside it as <crash>.summary */
+	if (name[0] == '.' || !strcmp(name, "README.txt") || has_suffix(name, ".summary"))
 		return false;
 	if (pick == PICK_ARTIFACTS)
 		return libfuzzer_artifact(name);
@@ -119,17 +128,96 @@ static bool add_afl(struct file_list *l, const char *dir)
 	return found;
 }
 
+static bool is_target_name(const char *name)
+{
+	for (unsigned i = 0; fuzz_targets[i]; i++)
+		if (!strcmp(name, fuzz_targets[i]->name))
+			return true;
+	for (unsigned i = 0; kernel_targets[i]; i++)
+		if (!strcmp(name, kernel_targets[i]->name))
+			return true;
+	return false;
+}
+
+/* The engines' own folder layouts in @dir: AFL++ output, else libFuzzer's
+ * artifacts. False when it is neither. */
+static bool add_engine_folder(struct file_list *l, const char *dir)
+{
+	return add_afl(l, dir) || add_dir(l, dir, PICK_ARTIFACTS);
+}
+
+/*
+ * A target's folder of a batch layout, @dir/<target>/: its crash files, else
+ * those of each folder in it, one level down (ClusterFuzzLite's
+ * artifacts/<target>/<sanitizer>/), else every file in it. How many.
+ */
+static size_t add_target_folder(struct file_list *l, const char *dir)
+{
+	size_t before = l->n;
+	struct dirent *e;
+	DIR *d;
+
+	if (add_engine_folder(l, dir))
+		return l->n - before;
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		char *sub;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (asprintf(&sub, "%s/%s", dir, e->d_name) < 0)
+			abort();
+		if (path_is_dir(sub) && !add_engine_folder(l, sub))
+			add_dir(l, sub, PICK_ALL);
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+	if (l->n == before)
+		add_dir(l, dir, PICK_ALL);
+	return l->n - before;
+}
+
+/* The folders of @dir named for a target (triage-in/<target>/, the batch
+ * layouts of ClusterFuzzLite and OSS-Fuzz), each as add_target_folder
+ * reads it; how many files they hold. */
+static size_t add_target_folders(struct file_list *l, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	while (d && (e = readdir(d))) {
+		char *sub;
+
+		if (!is_target_name(e->d_name))
+			continue;
+		if (asprintf(&sub, "%s/%s", dir, e->d_name) < 0)
+			abort();
+		if (path_is_dir(sub))
+			n += add_target_folder(l, sub);
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 /* The crash files in directory @path (trailing slashes ignored). */
 static void add_folder(struct file_list *l, const char *path)
 {
 	char *dir = strdup(path);
 	size_t n = strlen(path);
+	bool found;
 
 	if (!dir)
 		abort();
 	while (n > 1 && dir[n - 1] == '/')
 		dir[--n] = 0;
-	if (!add_afl(l, dir) && !add_dir(l, dir, PICK_ARTIFACTS))
+	found = add_engine_folder(l, dir);
+	if (add_target_folders(l, dir))
+		found = true;
+	if (!found)
 		add_dir(l, dir, PICK_ALL);
 	free(dir);
 }

@@ -2,10 +2,14 @@
 /*
  * The crash files a list of paths names, as fuzzing engines leave them: a
  * regular file as it is; a directory as an AFL++ output folder
- * (<dir>/<instance>/crashes/id:*, or <dir>/crashes/id:*), else a libFuzzer
- * artifact folder (its crash-*, leak-*, timeout-* and oom-* files, or every
- * regular file when it has none of those). README.txt and hidden files are
- * skipped. Directories are not searched further down.
+ * (<dir>/<instance>/crashes/id:*, or <dir>/crashes/id:*), or a libFuzzer
+ * artifact folder (its crash-*, leak-*, timeout-* and oom-* files), and
+ * its folders named for a target as a batch run lays them out
+ * (<dir>/<target>/crash-*, ClusterFuzzLite's artifacts/<target>/<sanitizer>/
+ * crash-*; in each, the same layouts or every file); a directory with none
+ * of those gives every regular file in it. README.txt, hidden files and
+ * ClusterFuzzLite's <crash>.summary are skipped. Directories are not
+ * searched further down.
  */
 #ifndef VMAFUZZ_CRASH_COLLECT_H
 #define VMAFUZZ_CRASH_COLLECT_H

@@ -202,5 +202,7 @@ void crash_locate(const char *driver, const char *file, unsigned timeout, struct
 	    !strcmp(again.bucket, r->bucket)) {
 		r->nframes = again.nframes;
 		memcpy(r->frames, again.frames, sizeof(r->frames));
+		if (r->site.tree == SITE_NONE)
+			r->site = again.site;
 	}
 }

@@ -24,9 +24,10 @@ bool crash_run(const char *driver, const char *file, unsigned timeout, struct cr
 	       char **log);
 
 /* An invariant or assertion failure has no stack; run @file again with
- * AddressSanitizer handling the abort to find r->frames (where the check
- * failed, below the reporting code; crash_stack.h). Nothing when @r has
- * frames already, does not fail, or the second run lands elsewhere. */
+ * AddressSanitizer handling the abort to find r->frames and, unless the
+ * report named it, r->site (where the check fired, below the reporting
+ * code; crash_stack.h). Nothing when @r has frames already, does not
+ * fail, or the second run lands elsewhere. */
 void crash_locate(const char *driver, const char *file, unsigned timeout, struct crash_result *r);
 
 #endif

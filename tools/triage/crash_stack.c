@@ -165,3 +165,92 @@ void crash_pick_frames(const char *text, struct crash_result *r)
 	memcpy(r->frames, pick->v, pick->n * sizeof(pick->v[0]));
 	r->nframes = pick->n;
 }
+
+/* Whether the folder holding @file, or one of the @levels - 1 above it, is
+ * @dir; *@rel points at that folder's name in @file. */
+static bool under(const char *file, const char *dir, int levels, const char **rel)
+{
+	const char *end = strrchr(file, '/');
+
+	for (int up = 0; up < levels && end; up++) {
+		const char *c;
+
+		if (component_is(file, end, dir, &c)) {
+			*rel = c;
+			return true;
+		}
+		if (c == file)
+			break;
+		end = c - 1;
+	}
+	return false;
+}
+
+/* Our kernel backends: kernel/maple/x.c, kernel/vma/x.c (a kernel tree has
+ * kernel/ too, but no maple/ or vma/ in it). */
+static bool kernel_backend(const char *file, const char **rel)
+{
+	const char *end = strrchr(file, '/'), *c, *k;
+
+	if (!end ||
+	    (!component_is(file, end, "maple", &c) && !component_is(file, end, "vma", &c)) ||
+	    c == file || !component_is(file, c - 1, "kernel", &k))
+		return false;
+	*rel = k;
+	return true;
+}
+
+bool crash_site_ours(const char *file, unsigned line, struct crash_site *s)
+{
+	const char *rel;
+	enum source_part part = crash_source_part(file, &rel);
+
+	/* the harness goes a level deeper than crash_source_part looks
+	 * (fuzz/as/expect/), and live/ and the kernel backends are ours too */
+	if (part != SOURCE_MODEL && part != SOURCE_HARNESS && !under(file, "fuzz", 3, &rel) &&
+	    !under(file, "live", 2, &rel) && !kernel_backend(file, &rel))
+		return false;
+	memset(s, 0, sizeof(*s));
+	s->tree = SITE_OURS;
+	text_copy(s->at.file, sizeof(s->at.file), rel, strlen(rel));
+	s->at.line = line;
+	return true;
+}
+
+void crash_pick_site(const char *text, struct crash_result *r)
+{
+	bool started = false;
+	char line[1024];
+
+	while ((text = text_next_line(text, line, sizeof(line)))) {
+		struct crash_frame f;
+		struct crash_site s;
+		const char *rel;
+
+		if (!crash_parse_frame(line, &f)) {
+			if (started)
+				break;
+			continue;
+		}
+		started = true;
+		if (!f.file[0] || !f.line)
+			continue;
+		if (crash_site_ours(f.file, f.line, &s)) {
+			if (is_reporting(s.at.file))
+				continue;
+			text_copy(s.at.func, sizeof(s.at.func), f.func, strlen(f.func));
+			r->site = s;
+			return;
+		}
+		if (crash_source_part(f.file, &rel) == SOURCE_KERNEL) {
+			memset(&r->site, 0, sizeof(r->site));
+			r->site.tree = SITE_KERNEL;
+			r->site.at = f;
+			memmove(r->site.at.file, rel, strlen(rel) + 1);
+			if (rel > f.file && f.file[0] == '/')
+				text_copy(r->site.kernel_root, sizeof(r->site.kernel_root), f.file,
+					  (size_t)(rel - f.file));
+			return;
+		}
+	}
+}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Stack frames in sanitizer reports ("  #3 0x4f5d3a in func /path/src/x.c:12:5")
- * and which of them a bucket names: those in the model, else those in the
- * harness.
+ * Stack frames in sanitizer reports ("  #3 0x4f5d3a in func /path/src/x.c:12:5"),
+ * which of them a bucket names (those in the model, else those in the
+ * harness), and which one is where it failed (crash_result.h's site).
  *
  * A file is in the model when its path has a component "src" one or two
  * levels above it (src/x.c, src/tree/x.c), in the harness likewise with
@@ -34,5 +34,16 @@ bool crash_parse_frame(const char *line, struct crash_frame *f);
 /* Up to CRASH_FRAMES frames of the first stack in @text, in the model, else
  * in the harness, into r->frames and r->nframes. */
 void crash_pick_frames(const char *text, struct crash_result *r);
+
+/* r->site from the first stack in @text: its topmost frame with a file of
+ * this tree (the model, the harness, live/, the kernel backends'
+ * kernel/maple/ and kernel/vma/) or of a kernel tree, the model's check
+ * reporting (check.c) aside; r->site as it was when there is none. */
+void crash_pick_site(const char *text, struct crash_result *r);
+
+/* A site in this tree at @file (a path from src/, fuzz/, ... on, or a
+ * longer one that holds such a part) and @line into @s; false when
+ * @file is in no part of it. */
+bool crash_site_ours(const char *file, unsigned line, struct crash_site *s);
 
 #endif

@@ -5,11 +5,13 @@
 #include "crash_target.h"
 
 #include "tools/cmd_util.h"
+#include "tools/file_util.h"
 
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -55,13 +57,35 @@ static bool target_line(const char *path, char *name, size_t len)
 	return prog_text_target(text, name, len);
 }
 
+/* The name on the `target` line of the first program of the log at @path,
+ * if it is a log and its program has one. */
+static bool log_target_line(const char *path, char *name, size_t len)
+{
+	size_t size, n;
+	unsigned line;
+	char *text = file_read(path, &size), *prog;
+	const char *at = text ? prog_log_program(text, size, 0, &n, &line) : NULL;
+	bool found = false;
+
+	if (at && (prog = strndup(at, n))) {
+		found = prog_text_target(prog, name, len) != NULL;
+		free(prog);
+	}
+	free(text);
+	return found;
+}
+
 const struct fuzz_target *crash_target_of(const char *path)
 {
+	const struct fuzz_target *t;
 	char name[64];
 
 	if (target_line(path, name, sizeof(name)))
 		return fuzz_target_find(name);
-	return target_from_path(path);
+	t = target_from_path(path);
+	if (!t && log_target_line(path, name, sizeof(name)))
+		t = fuzz_target_find(name);
+	return t;
 }
 
 const struct fuzz_target *cmd_file_target(const char *cmd, const char *path)
@@ -76,6 +100,8 @@ const struct fuzz_target *cmd_file_target(const char *cmd, const char *path)
 	if (target_line(path, name, sizeof(name)))
 		return cmd_target(cmd, name);
 	t = target_from_path(path);
+	if (!t && log_target_line(path, name, sizeof(name)))
+		return cmd_target(cmd, name);
 	if (!t)
 		fprintf(stderr,
 			"vmafuzz %s: cannot tell which target %s is for; "

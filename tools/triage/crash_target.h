@@ -3,7 +3,8 @@
  * Which fuzz target a crash file belongs to, and where that target's
  * sanitized replay driver is. A file's target is named by a path component
  * (corpus/fuzz_mtree/, out/work/fuzz_mtree/crashes/, fuzz_mtree-x.bin) or,
- * for a text program, by its `target` line. The drivers are built by
+ * for a text program, by its `target` line (a log's program's too, when
+ * the path names none: prog_log_program). The drivers are built by
  * './build.sh replay' into replay/ beside the vmafuzz binary.
  */
 #ifndef VMAFUZZ_CRASH_TARGET_H
@@ -18,7 +19,8 @@
  * end); NULL if none. */
 const struct fuzz_target *target_from_path(const char *path);
 
-/* The same, but a text program (.txt) by its `target` line first. */
+/* The same, but a text program (.txt) by its `target` line first, and a
+ * log whose path names no target by its program's. */
 const struct fuzz_target *crash_target_of(const char *path);
 
 /* crash_target_of for subcommand @cmd, with one message on stderr when

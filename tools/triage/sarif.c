@@ -4,9 +4,9 @@
  */
 #include "sarif.h"
 
-#include "crash_result.h"
 #include "json.h"
 #include "runtime/check.h"
+#include "tools/text_util.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -153,6 +153,120 @@ static void rule_help(const char *id, char *buf, size_t len)
 		snprintf(buf, len, "vmafuzz triage bucket %s.", id);
 }
 
+/* Why a result of rule @id has no location. */
+static const char *no_location(const char *id)
+{
+	if (!strcmp(id, "no-longer-fails"))
+		return "it no longer fails with this replay driver, so no check fired";
+	if (!strcmp(id, "timeout"))
+		return "the replay driver was killed after triage's timeout, before any check "
+		       "fired";
+	if (!strncmp(id, "signal/", 7) || !strcmp(id, "exit-status"))
+		return "the replay driver ended without a report that says where";
+	return "its report names no file of this tree or of a kernel tree";
+}
+
+/* The kernel trees' roots the results name ("" for one not known), in
+ * the order met; their number. */
+static size_t kernel_roots(const struct sarif_result *r, size_t n, const char **roots)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+
+		if (!r[i].site || r[i].site->tree != SITE_KERNEL)
+			continue;
+		for (j = 0; j < k && strcmp(roots[j], r[i].site->kernel_root); j++)
+			;
+		if (j == k)
+			roots[k++] = r[i].site->kernel_root;
+	}
+	return k;
+}
+
+/* The base id of kernel root @k: KSRC, KSRC_2, ... */
+static const char *kernel_base(size_t k, char *buf, size_t len)
+{
+	if (k == 0)
+		snprintf(buf, len, "KSRC");
+	else
+		snprintf(buf, len, "KSRC_%zu", k + 1);
+	return buf;
+}
+
+/* @path as a file: URI (every byte but unreserved ones and '/' escaped). */
+static void file_uri(const char *path, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	put_str(buf, len, &at, "file://");
+	for (const unsigned char *p = (const unsigned char *)path; *p && at + 4 < len; p++) {
+		if (isalnum(*p) || strchr("/-._~", *p))
+			buf[at++] = (char)*p;
+		else
+			at += (size_t)snprintf(buf + at, len - at, "%%%02X", *p);
+	}
+	buf[at] = 0;
+}
+
+/* The run's originalUriBaseIds: each kernel tree's root, or what it is. */
+static void print_bases(FILE *out, const char *const *roots, size_t k)
+{
+	char id[32], uri[1024];
+
+	if (!k)
+		return;
+	fprintf(out, "    \"originalUriBaseIds\": {");
+	for (size_t i = 0; i < k; i++) {
+		fprintf(out, "%s\n      ", i ? "," : "");
+		json_string(out, kernel_base(i, id, sizeof(id)));
+		if (roots[i][0]) {
+			file_uri(roots[i], uri, sizeof(uri));
+			fprintf(out, ": {\"uri\": ");
+			json_string(out, uri);
+			fprintf(out, ", \"description\": {\"text\": \"the kernel tree the target "
+				     "was built from\"}}");
+		} else {
+			fprintf(out, ": {\"description\": {\"text\": \"the root of the kernel "
+				     "tree that reported it (a guest kernel's: see the crash's "
+				     "build record); not known here\"}}");
+		}
+	}
+	fprintf(out, "},\n");
+}
+
+/* Result @r's locations: its site, relative to its tree's base id. */
+static void print_location(FILE *out, const struct sarif_result *r, const char *const *roots,
+			   size_t k)
+{
+	const struct crash_site *s = r->site;
+	char id[32];
+	size_t i = 0;
+
+	if (!s || s->tree == SITE_NONE || !s->at.file[0] || !s->at.line)
+		return;
+	if (s->tree == SITE_KERNEL)
+		while (i + 1 < k && strcmp(roots[i], s->kernel_root))
+			i++;
+	fprintf(out, "{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ");
+	json_string(out, s->at.file);
+	fprintf(out, ", \"uriBaseId\": ");
+	json_string(out, s->tree == SITE_KERNEL ? kernel_base(i, id, sizeof(id)) : "%SRCROOT%");
+	fprintf(out, "}, \"region\": {\"startLine\": %u}}", s->at.line);
+	if (s->at.func[0]) {
+		fprintf(out, ", \"logicalLocations\": [{\"name\": ");
+		json_string(out, s->at.func);
+		fprintf(out, ", \"kind\": \"function\"}]");
+	}
+	fprintf(out, "}");
+}
+
+static bool located(const struct sarif_result *r)
+{
+	return r->site && r->site->tree != SITE_NONE && r->site->at.file[0] && r->site->at.line;
+}
+
 /* FNV-1a, 64 bits: a bucket's fingerprint. */
 static uint64_t fnv64(const char *s)
 {
@@ -166,11 +280,13 @@ static uint64_t fnv64(const char *s)
 void sarif_print(FILE *out, const char *category, const struct sarif_result *r, size_t n)
 {
 	char(*ids)[128] = calloc(n ? n : 1, sizeof(*ids));
-	size_t *rule_of = calloc(n ? n : 1, sizeof(*rule_of)), nrules = 0;
+	size_t *rule_of = calloc(n ? n : 1, sizeof(*rule_of)), nrules = 0, nroots;
+	const char **roots = calloc(n ? n : 1, sizeof(*roots));
 	char text[1024], help[1024];
 
-	if (!ids || !rule_of)
+	if (!ids || !rule_of || !roots)
 		abort();
+	nroots = kernel_roots(r, n, roots);
 	/* rules: one per distinct id, in the order met */
 	for (size_t i = 0; i < n; i++) {
 		char id[128];
@@ -189,8 +305,9 @@ void sarif_print(FILE *out, const char *category, const struct sarif_result *r, 
 		     "    \"automationDetails\": {\"id\": ");
 	snprintf(text, sizeof(text), "%s/", category);
 	json_string(out, text);
-	fprintf(out, "},\n"
-		     "    \"tool\": {\"driver\": {\"name\": \"vmafuzz\", \"rules\": [");
+	fprintf(out, "},\n");
+	print_bases(out, roots, nroots);
+	fprintf(out, "    \"tool\": {\"driver\": {\"name\": \"vmafuzz\", \"rules\": [");
 	for (size_t k = 0; k < nrules; k++) {
 		fprintf(out, "%s\n      {\"id\": ", k ? "," : "");
 		json_string(out, ids[k]);
@@ -212,17 +329,22 @@ void sarif_print(FILE *out, const char *category, const struct sarif_result *r, 
 			rule_of[i], r[i].level);
 		snprintf(help, sizeof(help), "%s: %s (%zu input%s)", r[i].bucket, r[i].summary,
 			 r[i].npaths, r[i].npaths == 1 ? "" : "s");
+		if (!located(&r[i]))
+			text_appendf(help, sizeof(help), ". No location: %s.",
+				     no_location(ids[rule_of[i]]));
 		json_string(out, sarif_no_addresses(help, text, sizeof(text)));
 		fprintf(out,
 			"},\n       \"partialFingerprints\": {\"vmafuzzBucket/v1\": \"%016" PRIx64
 			"\"},\n       \"locations\": [",
 			fnv64(r[i].bucket));
-		if (r[i].file && r[i].file[0] && r[i].line) {
-			fprintf(out, "{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ");
-			json_string(out, r[i].file);
-			fprintf(out, "}, \"region\": {\"startLine\": %u}}}", r[i].line);
+		print_location(out, &r[i], roots, nroots);
+		fprintf(out, "],\n       \"properties\": {");
+		if (!located(&r[i])) {
+			fprintf(out, "\"noLocation\": ");
+			json_string(out, no_location(ids[rule_of[i]]));
+			fprintf(out, ", ");
 		}
-		fprintf(out, "],\n       \"properties\": {\"bucket\": ");
+		fprintf(out, "\"bucket\": ");
 		json_string(out, sarif_no_addresses(r[i].bucket, text, sizeof(text)));
 		fprintf(out, ", \"count\": %zu, \"smallest\": ", r[i].npaths);
 		json_string(out, r[i].npaths ? r[i].paths[0] : "");
@@ -236,4 +358,5 @@ void sarif_print(FILE *out, const char *category, const struct sarif_result *r, 
 	fprintf(out, "%s]\n  }]\n}\n", n ? "\n    " : "");
 	free(ids);
 	free(rule_of);
+	free(roots);
 }

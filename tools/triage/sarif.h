@@ -8,20 +8,29 @@
  * that is a hash of the bucket, so the same bug found again is the same
  * alert; messages carry no heap, stack or code addresses; the run names its
  * automation (a category, "vmafuzz-triage" by default).
+ *
+ * A result's location is its site: the check that fired or the access a
+ * sanitizer caught. A file of this tree is relative to %SRCROOT% (the
+ * repository, as code scanning resolves it); a kernel tree's file to a base
+ * id of its own, KSRC (KSRC_2, ... for more trees), which the run's
+ * originalUriBaseIds define as the tree's root, or describe when the root
+ * is not known (a guest kernel's report). A result without a site has no
+ * location and says why, in its message and in properties.noLocation.
  */
 #ifndef VMAFUZZ_SARIF_H
 #define VMAFUZZ_SARIF_H
+
+#include "crash_result.h"
 
 #include <stddef.h>
 #include <stdio.h>
 
 struct sarif_result {
-	const char *bucket;	  /* triage's bucket */
-	const char *summary;	  /* the failure line */
-	const char *level;	  /* "error", "warning" or "note" */
-	const char *file;	  /* where it failed, or NULL */
-	unsigned line;		  /* 0: unknown */
-	const char *const *paths; /* the bucket's files, smallest first */
+	const char *bucket;	       /* triage's bucket */
+	const char *summary;	       /* the failure line */
+	const char *level;	       /* "error", "warning" or "note" */
+	const struct crash_site *site; /* where it failed (crash_result.h) */
+	const char *const *paths;      /* the bucket's files, smallest first */
 	size_t npaths;
 };
 

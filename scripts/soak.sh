@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# scripts/soak.sh [--bug NAME] TARGET SECONDS: a soak run of one target and
+# its report (--bug: the build with planted bug NAME, to see a soak report
+# what it finds).
+#
+# vmafuzz fuzz runs libFuzzer on TARGET for SECONDS from the target's seeds
+# alone, in a work folder of its own (out/soak/<time>-<target>/, or
+# SOAK_ROOT/<time>-<target>/), after a run of no executions that builds what
+# it needs, so that the build is not counted. Then the report:
+#
+#   soak TARGET: SECONDS s, run exit status N
+#     cpu:      U s user + S s sys (the run and all it started)
+#     exec/s:   R (E executions)
+#     peak rss: M MB (libFuzzer's peak_rss_mb)
+#     corpus:   K seeds -> L inputs when fuzzing ended -> F after the merge
+#     findings: none | N, each crash file with its triage bucket
+#     work:     the folder; log: the engine's log
+#
+# Exit status: 0 no findings, 1 findings, 2 a bad command line (an unknown
+# target, SECONDS not whole seconds from 1) or a failed build, 74 a full
+# disk (vmafuzz fuzz's). JOBS is make's -j, as for build.sh.
+set -uo pipefail
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." || exit 2
+. scripts/build-lib.sh
+
+usage() {
+	echo "soak.sh: $1" >&2
+	echo "usage: scripts/soak.sh [--bug NAME] TARGET SECONDS" >&2
+	exit 2
+}
+
+bug=()
+if [ "${1:-}" = --bug ]; then
+	[ -n "${2:-}" ] || usage "--bug needs a planted bug's name (make list-bugs)"
+	bug=(--bug "$2")
+	shift 2
+fi
+[ $# -eq 2 ] || usage "takes TARGET and SECONDS"
+target=$1 secs=$2
+known=$(targets; kernel_targets; for f in live/fuzz_*.c; do [ -e "$f" ] && basename "$f" .c; done)
+grep -qx -- "$target" <<<"$known" || usage "unknown target '$target' (targets: $(echo $known))"
+[[ $secs =~ ^[1-9][0-9]{0,8}$ ]] || usage "SECONDS takes whole seconds from 1, not '$secs'"
+
+run_make tool || exit 2
+V=$PWD/out/vmafuzz
+root=${SOAK_ROOT:-out/soak}/$(date +%Y%m%d-%H%M%S)-$target
+work=$root/$target
+mkdir -p "$root" || exit 2
+export VMAFUZZ_NO_DEPS=${VMAFUZZ_NO_DEPS:-1}
+
+# the build, not counted: a run of no executions in a scratch folder
+echo "soak: building what $target needs"
+if ! VMAFUZZ_WORK_ROOT=$root/build "$V" fuzz "${bug[@]}" "$target" 1 -- -runs=0 >"$root/build.log" 2>&1; then
+	rc=$?
+	if [ "$rc" = 2 ] || [ "$rc" = 74 ]; then
+		tail -n 20 "$root/build.log" >&2
+		echo "soak: the build for $target failed (exit status $rc; $root/build.log)" >&2
+		exit "$rc"
+	fi
+fi
+rm -rf "$root/build"
+
+# the run; its CPU time is this shell's children's (all they waited for),
+# from the builtin times in this shell (not in a subshell, whose children
+# are others)
+seconds() { # "1m2.500s" -> 62.500
+	awk -v t="$1" 'BEGIN { split(t, a, "m"); sub("s", "", a[2]); printf "%.1f", a[1] * 60 + a[2] }'
+}
+times >"$root/times.before"
+VMAFUZZ_WORK_ROOT=$root "$V" fuzz "${bug[@]}" "$target" "$secs" 2>&1 | tee "$root/run.log"
+rc=${PIPESTATUS[0]}
+times >"$root/times.after"
+read -r u0 s0 < <(tail -n 1 "$root/times.before")
+read -r u1 s1 < <(tail -n 1 "$root/times.after")
+user=$(awk -v a="$(seconds "$u1")" -v b="$(seconds "$u0")" 'BEGIN { printf "%.1f", a - b }')
+sys=$(awk -v a="$(seconds "$s1")" -v b="$(seconds "$s0")" 'BEGIN { printf "%.1f", a - b }')
+[ "$rc" = 2 ] && exit 2
+
+# figures from the summary and the engine's log
+log=$(sed -n 's/^   log: *//p' "$root/run.log" | tail -n 1)
+rate=$(sed -n 's/^   exec\/s: *//p' "$root/run.log" | tail -n 1)
+rss=$(grep -ho 'stat::peak_rss_mb: *[0-9]*' "$log" 2>/dev/null | tail -n 1 | grep -o '[0-9]*$')
+[ -n "$rss" ] || rss=$(grep -ho 'rss: [0-9]*Mb' "$log" 2>/dev/null | tail -n 1 | grep -o '[0-9]*')
+seeds=$(grep -o "INFO: *[0-9]* files found in [^ ]*/corpus$" "$log" 2>/dev/null | head -n 1 | awk '{print $2}')
+grown=$(sed -n 's/^   corpus: *[0-9]* inputs in .* (merged from \([0-9]*\))$/\1/p' "$root/run.log" | tail -n 1)
+[ -n "$grown" ] || grown=$(sed -n 's/^   corpus: *\([0-9]*\) inputs in .* (not merged)$/\1/p' "$root/run.log" | tail -n 1)
+after=$(count_files "$work/corpus")
+
+echo
+echo "soak $target: $secs s, run exit status $rc"
+echo "  cpu:      $user s user + $sys s sys (the run and all it started)"
+echo "  exec/s:   ${rate:-?}"
+echo "  peak rss: ${rss:-?} MB (libFuzzer's peak_rss_mb)"
+echo "  corpus:   ${seeds:-?} seeds -> ${grown:-?} inputs when fuzzing ended -> $after after the merge"
+findings=0
+if [ "$(count_files "$work/crashes")" -gt 0 ]; then
+	"$V" triage -v "$work/crashes" >"$root/triage.txt" 2>"$root/triage.err"
+	findings=$(grep -c '^triage: \[' "$root/triage.err")
+	echo "  findings: $findings"
+	sed -n 's/^triage: \[[0-9]*\/[0-9]*\] \(.*\): \(.*\)$/    \1: \2/p' "$root/triage.err"
+	grep -v '^triage: \[' "$root/triage.err" | sed 's/^/    /'
+else
+	echo "  findings: none"
+fi
+echo "  work:     $work"
+echo "  log:      ${log:-?}"
+[ "$rc" = 74 ] && exit 74
+[ "$findings" -gt 0 ] && exit 1
+exit 0

@@ -30,7 +30,8 @@
 # writes): each report the kernel prints is a line "vmafuzz: kernel report:
 # TITLE at FILE:LINE" on stderr (a BUG, Oops, panic, KASAN or maple tree
 # report first, then lockdep's, then WARNINGs: triage buckets the first
-# line), the status 1 when there is one and 0
+# line) after a line "vmafuzz: kernel tree: ROOT" (the tree the reports'
+# files are relative to, for SARIF), the status 1 when there is one and 0
 # otherwise (the programs' own differences from the model aside); nothing
 # is kept.
 set -euo pipefail
@@ -190,6 +191,10 @@ if [ "$replay" = 1 ]; then
 			[ "$rank" = "$pass" ] && reports+=("$r")
 		done
 	done
+	# the tree the reports' files are relative to (the shadow's links lead
+	# to it), for triage's SARIF
+	root=$(dirname "$(readlink -f "$(dirname "$kdir")/Makefile")")
+	[ ${#reports[@]} -gt 0 ] && [ -f "$root/Makefile" ] && echo "vmafuzz: kernel tree: $root" >&2
 	for r in "${reports[@]}"; do
 		w=$(sed -n 's/^where: //p' "$r" | head -n 1)
 		echo "vmafuzz: kernel report: $(sed -n 's/^title: //p' "$r" | head -n 1)${w:+ at $w}" >&2

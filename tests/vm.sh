@@ -71,6 +71,17 @@ ls "$crashes"/../reports/*.txt >/dev/null 2>&1 && ok || bad "no report beside th
 
 # triaged and regressed by booting again
 expect 0 'KERNEL kernel BUG in exit_mmap +[0-9]+ ' "$V" triage "$crashes"
+# SARIF: the kernel's file relative to the tree, whose root is given
+tree=$(scripts/kernel-tree.sh 6.12)
+"$V" triage --sarif "$crashes" >"$T/sarif.json" 2>/dev/null
+python3 - "$T/sarif.json" "$tree" <<'PY' && ok || bad "the SARIF does not place the report in the tree: $(head -c 600 "$T/sarif.json")"
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+base = run["originalUriBaseIds"]["KSRC"]["uri"]
+assert base.rstrip("/").endswith(sys.argv[2].rstrip("/").split("/")[-1]), base
+locs = [l["physicalLocation"]["artifactLocation"] for r in run["results"] for l in r.get("locations", [])]
+assert {"uri": "mm/mmap.c", "uriBaseId": "KSRC"} in locs, locs
+PY
 mkdir -p "$T/root/corpus"
 expect 0 '' "$V" regress --root "$T/root" --why "planted: $bug" "$crash"
 stored=$(ls "$T/root/corpus/regress/fuzz_mm/"*.txt 2>/dev/null | head -n 1)

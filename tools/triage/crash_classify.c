@@ -187,11 +187,26 @@ static bool kernel_report(const char *l, struct crash_result *r)
 		f->line = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
 		r->nframes = 1;
 		if (f->line) {
-			/* a path of the guest's kernel tree, whose root is not known here */
+			/* a path of the guest's kernel tree, whose root the line
+			 * "vmafuzz: kernel tree: ROOT" before it may have named */
 			r->site.tree = SITE_KERNEL;
 			r->site.at = *f;
 		}
 	}
+	return true;
+}
+
+/* "vmafuzz: kernel tree: ROOT", which scripts/vm.sh --replay prints before
+ * a guest kernel's reports: the tree their files are relative to */
+static bool kernel_tree(const char *l, struct crash_result *r)
+{
+	const char *at = "vmafuzz: kernel tree: ";
+	size_t k = strlen(at), n = strlen(l);
+
+	if (strncmp(l, at, k) || l[k] != '/' || n - k + 2 > sizeof(r->site.kernel_root))
+		return false;
+	snprintf(r->site.kernel_root, sizeof(r->site.kernel_root), "%s%s", l + k,
+		 l[n - 1] == '/' ? "" : "/");
 	return true;
 }
 
@@ -301,6 +316,8 @@ void crash_classify(const char *log, int wstatus, bool timed_out, struct crash_r
 	for (; (after = text_next_line(s, line, sizeof(line))); s = after) {
 		if (line[0])
 			snprintf(lastline, sizeof(lastline), "%s", line);
+		if (kernel_tree(line, r))
+			continue;
 		if (kernel_report(line, r) || invariant_report(line, after, r) ||
 		    assertion_report(line, after, r) || sanitizer_report(line, after, r) ||
 		    ubsan_report(line, after, r))

@@ -37,6 +37,8 @@ enum kmt_known {
 	KMT_KNOWN_STORE_ROOT_RESTART,
 	/* bugs/kernel/older/maple_find_rev_root.txt (6.1) */
 	KMT_KNOWN_FIND_REV_ROOT,
+	/* bugs/kernel/maple_prev_root_min.txt */
+	KMT_KNOWN_PREV_ROOT_MIN,
 	KMT_KNOWN_NR
 };
 

@@ -24,7 +24,9 @@
  *  - insert, alloc and alloc_cyclic refuse NULL and reserved entries
  *    before the kernel sees them; alloc_cyclic keeps the tree's
  *    MT_FLAGS_ALLOC_WRAPPED in the caller's *wrapped between calls, and
- *    is NULL in a tree without mtree_alloc_cyclic (probe.sh);
+ *    is NULL in a tree without mtree_alloc_cyclic (probe.sh); alloc is
+ *    NULL where mtree_alloc_range still searches with mas_alloc (before
+ *    6.5: its own window, [min, max - size], and argument checks);
  *  - fork and fork_exit are dup_mmap's and exit_mmap's tree steps, with
  *    the kernel's calls in their order (kmt_fork, kmt_fork_exit);
  *  - a tree without __mt_dup (before 6.8; kernel/maple/probe.sh) has no
@@ -109,6 +111,7 @@ static int tk_window_busy(int ret, uint64_t lo, uint64_t hi, uint64_t size)
 	return ret;
 }
 
+#ifndef KMT_ALLOC_OLD
 static int tk_alloc(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest, void *entry,
 		    uint64_t *start)
 {
@@ -116,6 +119,11 @@ static int tk_alloc(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highe
 		return -EINVAL;
 	return tk_window_busy(kmt_alloc(t, lo, hi, size, highest, entry, start), lo, hi, size);
 }
+#define TK_ALLOC(fn) fn
+#else
+/* mtree_alloc_range searches with mas_alloc (before 6.5; probe.sh) */
+#define TK_ALLOC(fn) NULL
+#endif
 
 #ifdef KMT_HAVE_ALLOC_CYCLIC
 static int tk_alloc_cyclic(void *t, uint64_t lo, uint64_t hi, void *entry, uint64_t *next,
@@ -446,7 +454,7 @@ const struct tree_backend tree_kernel = {
     .store = tk_store,
     .store_path = tk_store_path,
     .insert = tk_insert,
-    .alloc = tk_alloc,
+    .alloc = TK_ALLOC(tk_alloc),
     .alloc_cyclic = TK_CYCLIC(tk_alloc_cyclic),
     .next = tk_next,
     .prev = tk_prev,

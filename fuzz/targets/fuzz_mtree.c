@@ -698,6 +698,14 @@ static void op_rcu_walk(struct mtree_state *s, const struct mtree_args *a)
 	rcu_read_unlock();
 }
 
+/* What a step of a kernel caller's API answered, for replay -v (trace_op). */
+struct op_res {
+	bool ran; /* the backend has the call */
+	int err;
+	bool has_at; /* at and size mean something */
+	uint64_t at, size;
+};
+
 /*
  * The rest of a kernel caller's API. Each is judged by the reference map
  * (mtref_api.c) and, under fail_at, as any write (tree_check_write): a
@@ -705,7 +713,7 @@ static void op_rcu_walk(struct mtree_state *s, const struct mtree_args *a)
  * the call (tree_backend.h) skips the step.
  */
 static void op_write(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
-		     uint64_t first, uint64_t last)
+		     uint64_t first, uint64_t last, struct op_res *res)
 {
 	unsigned t = a->tree;
 	void *entry = a->erase ? NULL : val(a->value);
@@ -720,13 +728,14 @@ static void op_write(struct mtree_state *s, const struct prog_op *op, const stru
 		  : s->b->store(s->mt[t], first, last, entry);
 	fired = exec_disarm();
 	tree_check_write(s->b, s->mt[t], &before, err, fired, 0, write_paths[a->path]);
+	*res = (struct op_res){.ran = true, .err = err};
 	if (!err)
 		ref_store(s, t, first, last, entry);
 	tree_picture_free(&before);
 }
 
 static void op_insert(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
-		      uint64_t first, uint64_t last)
+		      uint64_t first, uint64_t last, struct op_res *res)
 {
 	unsigned t = a->tree;
 	int want = mtref_any(&s->ref[t], first, last) ? -EEXIST : 0, err;
@@ -740,6 +749,7 @@ static void op_insert(struct mtree_state *s, const struct prog_op *op, const str
 	err = s->b->insert(s->mt[t], first, last, val(a->value));
 	fired = exec_disarm();
 	tree_check_write(s->b, s->mt[t], &before, err, fired, want, "insert");
+	*res = (struct op_res){.ran = true, .err = err};
 	if (!err)
 		ref_store(s, t, first, last, val(a->value));
 	tree_picture_free(&before);
@@ -773,7 +783,7 @@ static void area_window(const struct mtree_args *a, uint64_t *lo, uint64_t *hi)
 }
 
 static void op_alloc(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
-		     uint64_t lo, uint64_t hi)
+		     uint64_t lo, uint64_t hi, struct op_res *res)
 {
 	unsigned t = a->tree;
 	bool highest = a->dir & 1, fired;
@@ -796,13 +806,15 @@ static void op_alloc(struct mtree_state *s, const struct prog_op *op, const stru
 			   "%s alloc of %#" PRIx64 " in [%#" PRIx64 ", %#" PRIx64 "] at %#" PRIx64
 			   ", brute force %#" PRIx64,
 			   highest ? "highest" : "lowest", size, lo, hi, at, want_at);
+	*res = (struct op_res){.ran = true, .err = err, .has_at = !err, .at = at, .size = size};
 	if (!err)
 		ref_store(s, t, at, at + (size - 1), val(a->value));
 	tree_picture_free(&before);
 }
 
 static void op_alloc_cyclic(struct mtree_state *s, const struct prog_op *op,
-			    const struct mtree_args *a, uint64_t lo, uint64_t hi)
+			    const struct mtree_args *a, uint64_t lo, uint64_t hi,
+			    struct op_res *res)
 {
 	unsigned t = a->tree;
 	uint64_t want_next = s->cyc_next[t], want_at = 0, at = 0;
@@ -828,26 +840,39 @@ static void op_alloc_cyclic(struct mtree_state *s, const struct prog_op *op,
 			   want, want_at, want_next, want_wrapped ? ", wrapped" : "");
 	else if (err < 0)
 		tree_check_write(s->b, s->mt[t], &before, err, fired, want, "alloc_cyclic");
+	*res = (struct op_res){.ran = true, .err = err, .has_at = err >= 0, .at = at, .size = 1};
 	if (err >= 0)
 		ref_store(s, t, at, at, val(a->value));
 	tree_picture_free(&before);
 }
 
-static void op_find_in(struct mtree_state *s, const struct mtree_args *a, uint64_t first,
-		       uint64_t last)
+/* find_in's index and bound from the range and the choice. */
+static enum mtref_find find_in_args(const struct mtree_args *a, uint64_t first, uint64_t last,
+				    uint64_t *index, uint64_t *bound)
 {
 	enum mtref_find how = (enum mtref_find)(a->how & 3);
 	bool ahead = how == MTREF_FIND || how == MTREF_NEXT;
 	bool swap = a->how & 4;
-	uint64_t index = ahead != swap ? first : last, bound = ahead != swap ? last : first;
+
+	*index = ahead != swap ? first : last;
+	*bound = ahead != swap ? last : first;
+	return how;
+}
+
+static void op_find_in(struct mtree_state *s, const struct mtree_args *a, uint64_t first,
+		       uint64_t last, struct op_res *res)
+{
+	uint64_t index, bound;
+	enum mtref_find how = find_in_args(a, first, last, &index, &bound);
 
 	if ((how == MTREF_NEXT && !s->b->next) || (how == MTREF_PREV && !s->b->prev))
 		return;
 	mtref_check_bounded(&s->ref[a->tree], s->b, s->mt[a->tree], how, index, bound);
+	res->ran = true;
 }
 
 static void op_empty_area(struct mtree_state *s, const struct mtree_args *a, uint64_t lo,
-			  uint64_t hi)
+			  uint64_t hi, struct op_res *res)
 {
 	unsigned t = a->tree;
 	bool highest = a->dir & 1;
@@ -865,6 +890,7 @@ static void op_empty_area(struct mtree_state *s, const struct mtree_args *a, uin
 			   "%#" PRIx64 ", brute force %d at %#" PRIx64,
 			   highest ? "highest" : "lowest", size, lo, hi, err, err ? 0 : at, want,
 			   want ? 0 : want_at);
+	*res = (struct op_res){.ran = true, .err = err, .has_at = !err, .at = at, .size = size};
 }
 
 static bool op_writes(unsigned code)
@@ -876,7 +902,7 @@ static bool op_writes(unsigned code)
 
 /* The operations that run under the tree's lock, their range resolved. */
 static void locked_op(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
-		      uint64_t first, uint64_t last)
+		      uint64_t first, uint64_t last, struct op_res *res)
 {
 	unsigned t = a->tree;
 	void *mt = s->mt[t];
@@ -911,22 +937,22 @@ static void locked_op(struct mtree_state *s, const struct prog_op *op, const str
 		tree_clear(s, t);
 		break;
 	case OP_WRITE:
-		op_write(s, op, a, first, last);
+		op_write(s, op, a, first, last, res);
 		break;
 	case OP_INSERT:
-		op_insert(s, op, a, first, last);
+		op_insert(s, op, a, first, last, res);
 		break;
 	case OP_ALLOC:
-		op_alloc(s, op, a, first, last);
+		op_alloc(s, op, a, first, last, res);
 		break;
 	case OP_ALLOC_CYCLIC:
-		op_alloc_cyclic(s, op, a, first, last);
+		op_alloc_cyclic(s, op, a, first, last, res);
 		break;
 	case OP_FIND_IN:
-		op_find_in(s, a, first, last);
+		op_find_in(s, a, first, last, res);
 		break;
 	case OP_EMPTY_AREA:
-		op_empty_area(s, a, first, last);
+		op_empty_area(s, a, first, last, res);
 		break;
 	}
 }
@@ -936,11 +962,12 @@ static void locked_op(struct mtree_state *s, const struct prog_op *op, const str
  * map (which the tree was just checked against) says it answered or holds.
  */
 static void trace_op(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
-		     uint64_t first, uint64_t last)
+		     uint64_t first, uint64_t last, const struct op_res *res)
 {
 	const struct mtref *r = &s->ref[a->tree];
+	const struct mtref_range *x;
 	struct tree_range at;
-	uint64_t start;
+	uint64_t start, index, bound;
 	void *e;
 
 	fputs("  ", prog_trace);
@@ -965,6 +992,35 @@ static void trace_op(struct mtree_state *s, const struct prog_op *op, const stru
 		else
 			fputs(" = -EBUSY", prog_trace);
 		break;
+	case OP_WRITE:
+	case OP_INSERT:
+	case OP_ALLOC:
+	case OP_ALLOC_CYCLIC:
+	case OP_EMPTY_AREA:
+		if (!res->ran) {
+			fputs(" skipped (the backend lacks it)", prog_trace);
+			break;
+		}
+		fprintf(prog_trace, " = %d", res->err);
+		if (res->has_at)
+			fprintf(prog_trace, " at [%#" PRIx64 ", %#" PRIx64 "]", res->at,
+				res->at + (res->size - 1));
+		break;
+	case OP_FIND_IN:
+		if (!res->ran) {
+			fputs(" skipped (the backend lacks it)", prog_trace);
+			break;
+		}
+		/* the tree was just checked against this */
+		x = mtref_bounded(r, find_in_args(a, first, last, &index, &bound), index, bound);
+		fputs(" = ", prog_trace);
+		if (x) {
+			print_val(prog_trace, x->entry);
+			fprintf(prog_trace, " at [%#" PRIx64 ", %#" PRIx64 "]", x->first, x->last);
+		} else {
+			fputs("none", prog_trace);
+		}
+		break;
 	default:
 		break;
 	}
@@ -988,6 +1044,7 @@ static void run_op(void *arg, const struct prog_op *op)
 {
 	struct mtree_state *s = arg;
 	struct mtree_args a;
+	struct op_res res = {false, 0, false, 0, 0};
 	uint64_t first = 0, last = 0;
 	unsigned named;
 
@@ -1004,14 +1061,14 @@ static void run_op(void *arg, const struct prog_op *op)
 	if (op->code == OP_RCU_WALK) {
 		op_rcu_walk(s, &a);
 		if (prog_trace)
-			trace_op(s, op, &a, 0, 0);
+			trace_op(s, op, &a, 0, 0, &res);
 		step_end(s, named);
 		return;
 	}
 	if (op->code == OP_DUP || op->code == OP_FORK) {
 		(op->code == OP_DUP ? op_dup : op_fork)(s, op, &a);
 		if (prog_trace && op->code == OP_DUP)
-			trace_op(s, op, &a, 0, 0);
+			trace_op(s, op, &a, 0, 0, &res);
 		step_end(s, named);
 		return;
 	}
@@ -1021,9 +1078,9 @@ static void run_op(void *arg, const struct prog_op *op)
 		down_read(&s->lock[a.tree]);
 	if (mtree_ops[op->code].nfields >= 2 && mtree_ops[op->code].fields[1].kind == FK_RANGE)
 		resolve(&s->ref[a.tree], &a.range, &first, &last);
-	locked_op(s, op, &a, first, last);
+	locked_op(s, op, &a, first, last, &res);
 	if (prog_trace)
-		trace_op(s, op, &a, first, last);
+		trace_op(s, op, &a, first, last, &res);
 	if (op_writes(op->code))
 		up_write(&s->lock[a.tree]);
 	else

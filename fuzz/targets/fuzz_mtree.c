@@ -58,6 +58,8 @@ struct mtree_state {
 	unsigned named;		      /* trees named by steps since the last check */
 	unsigned active[NTREES];      /* steps naming the tree under way */
 	uint64_t nodes[NTREES];	      /* each tree's nodes at its last check */
+	uint64_t cyc_next[NTREES];    /* alloc_cyclic: the caller's next index */
+	bool cyc_wrapped[NTREES];     /* and whether it wrapped (the kernel's flag) */
 };
 
 enum {
@@ -73,6 +75,12 @@ enum {
 	OP_DESTROY,
 	OP_RCU_WALK,
 	OP_FORK,
+	OP_WRITE,
+	OP_INSERT,
+	OP_ALLOC,
+	OP_ALLOC_CYCLIC,
+	OP_FIND_IN,
+	OP_EMPTY_AREA,
 	OP_NR
 };
 
@@ -82,9 +90,14 @@ struct mtree_args {
 	struct range_spec range; /* resolved against the tree's map */
 	uint8_t value;		 /* store: v<n> */
 	uint8_t n;		 /* gap: size; bulk: count */
-	uint8_t dir;		 /* gap: low or high */
+	uint8_t dir;		 /* gap: low or high; alloc, empty_area: bit 1 swaps the bounds */
 	uint8_t other;		 /* dup, fork: the destination tree */
 	uint8_t dontcopy;	 /* fork: entry i is VM_DONTCOPY if bit i % 8 is set */
+	uint8_t path;		 /* write: enum tree_write_path */
+	uint8_t erase;		 /* write: NULL instead of the value */
+	uint8_t then;		 /* write: after fail_at, these allocations fail too */
+	uint8_t sz;		 /* alloc, empty_area: how n gives the size */
+	uint8_t how;		 /* find_in: enum mtref_find, bit 2 swaps the bounds */
 };
 
 #define MT_ARG(kind, prefix, max, names, field)                                                    \
@@ -95,6 +108,16 @@ struct mtree_args {
 #define F_RANGE MT_ARG(FK_RANGE, NULL, 0, NULL, range)
 
 static const char *const gap_dirs[] = {"low", "high", NULL};
+static const char *const write_paths[] = {"prealloc", "gfp", "nowait", "locked", NULL};
+static const char *const write_what[] = {"entry", "null", NULL};
+/* a size from n: n itself (0 included), ULONG_MAX - n, the window's
+ * length - n or + n (a window of every index has length 0) */
+static const char *const size_kinds[] = {"n", "max-n", "win-n", "win+n", NULL};
+static const char *const area_dirs[] = {"low", "high", "low-desc", "high-desc", NULL};
+/* the range's first index and last, as index and bound; _x: swapped */
+static const char *const find_hows[] = {"find",	      "find_rev", "next",   "prev", "find_x",
+					"find_rev_x", "next_x",	  "prev_x", NULL};
+#define F_SIZE MT_ARG(FK_U8, "n=", 0, NULL, n), MT_ARG(FK_CHOICE, NULL, 0, size_kinds, sz)
 
 static const struct prog_opdesc mtree_ops[OP_NR] = {
     [OP_STORE] = {"store",
@@ -130,6 +153,37 @@ static const struct prog_opdesc mtree_ops[OP_NR] = {
 		 3,
 		 {F_TREE, MT_ARG(FK_SEL, "mt", NTREES, NULL, other),
 		  MT_ARG(FK_U8, "dontcopy=", 0, NULL, dontcopy)}},
+    [OP_WRITE] = {"write",
+		  "store v<n> (or null) over the range by a kernel caller's path; after "
+		  "fail_at, bit i of then=<mask> fails the (i+1)th allocation after it too",
+		  6,
+		  {F_TREE, F_RANGE, MT_ARG(FK_U8, "v", 0, NULL, value),
+		   MT_ARG(FK_CHOICE, NULL, 0, write_paths, path),
+		   MT_ARG(FK_CHOICE, NULL, 0, write_what, erase),
+		   MT_ARG(FK_U8, "then=", 0, NULL, then)}},
+    [OP_INSERT] = {"insert",
+		   "store v<n> over the range unless an entry meets it (-EEXIST)",
+		   3,
+		   {F_TREE, F_RANGE, MT_ARG(FK_U8, "v", 0, NULL, value)}},
+    [OP_ALLOC] = {"alloc",
+		  "store v<n> over the lowest (high: highest) empty run of the size in the "
+		  "range (-desc: its ends swapped)",
+		  6,
+		  {F_TREE, F_RANGE, F_SIZE, MT_ARG(FK_CHOICE, NULL, 0, area_dirs, dir),
+		   MT_ARG(FK_U8, "v", 0, NULL, value)}},
+    [OP_ALLOC_CYCLIC] = {"alloc_cyclic",
+			 "store v<n> at the tree's next free index in the range, cyclically",
+			 3,
+			 {F_TREE, F_RANGE, MT_ARG(FK_U8, "v", 0, NULL, value)}},
+    [OP_FIND_IN] = {"find_in",
+		    "find, find_rev, next or prev with the range's ends as index and bound",
+		    3,
+		    {F_TREE, F_RANGE, MT_ARG(FK_CHOICE, NULL, 0, find_hows, how)}},
+    [OP_EMPTY_AREA] = {"empty_area",
+		       "search the range for an empty run of any size (-desc: its ends "
+		       "swapped), its errors checked",
+		       5,
+		       {F_TREE, F_RANGE, F_SIZE, MT_ARG(FK_CHOICE, NULL, 0, area_dirs, dir)}},
 };
 
 static const char *const mtree_config[] = {NULL};
@@ -251,6 +305,8 @@ static void ref_copy(struct mtree_state *s, unsigned dst, unsigned src)
 
 static void tree_clear(struct mtree_state *s, unsigned t)
 {
+	s->cyc_next[t] = 0; /* a new tree, a new allocator */
+	s->cyc_wrapped[t] = false;
 	s->b->clear(s->mt[t]);
 	mtref_clear(&s->ref[t]);
 	ref_log(s, t, 0, TREE_MAX, NULL);
@@ -642,15 +698,211 @@ static void op_rcu_walk(struct mtree_state *s, const struct mtree_args *a)
 	rcu_read_unlock();
 }
 
+/* What a step of a kernel caller's API answered, for replay -v (trace_op). */
+struct op_res {
+	bool ran; /* the backend has the call */
+	int err;
+	bool has_at; /* at and size mean something */
+	uint64_t at, size;
+};
+
+/*
+ * The rest of a kernel caller's API. Each is judged by the reference map
+ * (mtref_api.c) and, under fail_at, as any write (tree_check_write): a
+ * failure changes nothing, a retried one may succeed. A backend without
+ * the call (tree_backend.h) skips the step.
+ */
+static void op_write(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
+		     uint64_t first, uint64_t last, struct op_res *res)
+{
+	unsigned t = a->tree;
+	void *entry = a->erase ? NULL : val(a->value);
+	struct tree_picture before = {NULL, 0, 0};
+	bool fired;
+	int err;
+
+	picture_before(s, op, t, &before);
+	alloc_fail_arm_then(op->fail_at, a->then);
+	err = s->b->store_path
+		  ? s->b->store_path(s->mt[t], first, last, entry, (enum tree_write_path)a->path)
+		  : s->b->store(s->mt[t], first, last, entry);
+	fired = exec_disarm();
+	tree_check_write(s->b, s->mt[t], &before, err, fired, 0, write_paths[a->path]);
+	*res = (struct op_res){.ran = true, .err = err};
+	if (!err)
+		ref_store(s, t, first, last, entry);
+	tree_picture_free(&before);
+}
+
+static void op_insert(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
+		      uint64_t first, uint64_t last, struct op_res *res)
+{
+	unsigned t = a->tree;
+	int want = mtref_any(&s->ref[t], first, last) ? -EEXIST : 0, err;
+	struct tree_picture before = {NULL, 0, 0};
+	bool fired;
+
+	if (!s->b->insert)
+		return;
+	picture_before(s, op, t, &before);
+	exec_arm(op);
+	err = s->b->insert(s->mt[t], first, last, val(a->value));
+	fired = exec_disarm();
+	tree_check_write(s->b, s->mt[t], &before, err, fired, want, "insert");
+	*res = (struct op_res){.ran = true, .err = err};
+	if (!err)
+		ref_store(s, t, first, last, val(a->value));
+	tree_picture_free(&before);
+}
+
+/* alloc's and empty_area's size and window (tree_check.h's arguments). */
+static uint64_t area_size(const struct mtree_args *a, uint64_t lo, uint64_t hi)
+{
+	uint64_t win = hi - lo + 1;
+
+	switch (a->sz) {
+	case 0:
+		return a->n;
+	case 1:
+		return TREE_MAX - a->n;
+	case 2:
+		return win - a->n;
+	default:
+		return win + a->n;
+	}
+}
+
+static void area_window(const struct mtree_args *a, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t x = *lo;
+
+	if (a->dir & 2) {
+		*lo = *hi;
+		*hi = x;
+	}
+}
+
+static void op_alloc(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
+		     uint64_t lo, uint64_t hi, struct op_res *res)
+{
+	unsigned t = a->tree;
+	bool highest = a->dir & 1, fired;
+	struct tree_picture before = {NULL, 0, 0};
+	uint64_t size, want_at = 0, at = 0;
+	int want, err;
+
+	if (!s->b->alloc)
+		return;
+	area_window(a, &lo, &hi);
+	size = area_size(a, lo, hi);
+	want = mtref_gap_err(&s->ref[t], lo, hi, size, highest, &want_at);
+	picture_before(s, op, t, &before);
+	exec_arm(op);
+	err = s->b->alloc(s->mt[t], lo, hi, size, highest, val(a->value), &at);
+	fired = exec_disarm();
+	tree_check_write(s->b, s->mt[t], &before, err, fired, want, "alloc");
+	if (!err && !want && at != want_at)
+		check_fail(CK_MT_GAP_SEARCH,
+			   "%s alloc of %#" PRIx64 " in [%#" PRIx64 ", %#" PRIx64 "] at %#" PRIx64
+			   ", brute force %#" PRIx64,
+			   highest ? "highest" : "lowest", size, lo, hi, at, want_at);
+	*res = (struct op_res){.ran = true, .err = err, .has_at = !err, .at = at, .size = size};
+	if (!err)
+		ref_store(s, t, at, at + (size - 1), val(a->value));
+	tree_picture_free(&before);
+}
+
+static void op_alloc_cyclic(struct mtree_state *s, const struct prog_op *op,
+			    const struct mtree_args *a, uint64_t lo, uint64_t hi,
+			    struct op_res *res)
+{
+	unsigned t = a->tree;
+	uint64_t want_next = s->cyc_next[t], want_at = 0, at = 0;
+	bool want_wrapped = s->cyc_wrapped[t], fired;
+	struct tree_picture before = {NULL, 0, 0};
+	int want, err;
+
+	if (!s->b->alloc_cyclic)
+		return;
+	want = mtref_alloc_cyclic(&s->ref[t], lo, hi, &want_next, &want_wrapped, &want_at);
+	picture_before(s, op, t, &before);
+	exec_arm(op);
+	err = s->b->alloc_cyclic(s->mt[t], lo, hi, val(a->value), &s->cyc_next[t],
+				 &s->cyc_wrapped[t], &at);
+	fired = exec_disarm();
+	if (err >= 0 && (err != want || at != want_at || s->cyc_next[t] != want_next ||
+			 s->cyc_wrapped[t] != want_wrapped))
+		check_fail(CK_MT_OP_RESULT,
+			   "alloc_cyclic in [%#" PRIx64 ", %#" PRIx64 "] gave %d at %#" PRIx64
+			   " (next %#" PRIx64 "%s), the map %d at %#" PRIx64 " (next %#" PRIx64
+			   "%s)",
+			   lo, hi, err, at, s->cyc_next[t], s->cyc_wrapped[t] ? ", wrapped" : "",
+			   want, want_at, want_next, want_wrapped ? ", wrapped" : "");
+	else if (err < 0)
+		tree_check_write(s->b, s->mt[t], &before, err, fired, want, "alloc_cyclic");
+	*res = (struct op_res){.ran = true, .err = err, .has_at = err >= 0, .at = at, .size = 1};
+	if (err >= 0)
+		ref_store(s, t, at, at, val(a->value));
+	tree_picture_free(&before);
+}
+
+/* find_in's index and bound from the range and the choice. */
+static enum mtref_find find_in_args(const struct mtree_args *a, uint64_t first, uint64_t last,
+				    uint64_t *index, uint64_t *bound)
+{
+	enum mtref_find how = (enum mtref_find)(a->how & 3);
+	bool ahead = how == MTREF_FIND || how == MTREF_NEXT;
+	bool swap = a->how & 4;
+
+	*index = ahead != swap ? first : last;
+	*bound = ahead != swap ? last : first;
+	return how;
+}
+
+static void op_find_in(struct mtree_state *s, const struct mtree_args *a, uint64_t first,
+		       uint64_t last, struct op_res *res)
+{
+	uint64_t index, bound;
+	enum mtref_find how = find_in_args(a, first, last, &index, &bound);
+
+	if ((how == MTREF_NEXT && !s->b->next) || (how == MTREF_PREV && !s->b->prev))
+		return;
+	mtref_check_bounded(&s->ref[a->tree], s->b, s->mt[a->tree], how, index, bound);
+	res->ran = true;
+}
+
+static void op_empty_area(struct mtree_state *s, const struct mtree_args *a, uint64_t lo,
+			  uint64_t hi, struct op_res *res)
+{
+	unsigned t = a->tree;
+	bool highest = a->dir & 1;
+	uint64_t size, want_at = 0, at = 0;
+	int want, err;
+
+	area_window(a, &lo, &hi);
+	size = area_size(a, lo, hi);
+	want = mtref_gap_err(&s->ref[t], lo, hi, size, highest, &want_at);
+	err = s->b->gap(s->mt[t], lo, hi, size, highest, &at);
+	if (err != want || (!err && at != want_at))
+		check_fail(CK_MT_GAP_SEARCH,
+			   "%s gap of %#" PRIx64 " in [%#" PRIx64 ", %#" PRIx64
+			   "]: tree says %d at "
+			   "%#" PRIx64 ", brute force %d at %#" PRIx64,
+			   highest ? "highest" : "lowest", size, lo, hi, err, err ? 0 : at, want,
+			   want ? 0 : want_at);
+	*res = (struct op_res){.ran = true, .err = err, .has_at = !err, .at = at, .size = size};
+}
+
 static bool op_writes(unsigned code)
 {
 	return code == OP_STORE || code == OP_ERASE || code == OP_ERASE_AT || code == OP_BULK ||
-	       code == OP_DESTROY;
+	       code == OP_DESTROY || code == OP_WRITE || code == OP_INSERT || code == OP_ALLOC ||
+	       code == OP_ALLOC_CYCLIC;
 }
 
 /* The operations that run under the tree's lock, their range resolved. */
 static void locked_op(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
-		      uint64_t first, uint64_t last)
+		      uint64_t first, uint64_t last, struct op_res *res)
 {
 	unsigned t = a->tree;
 	void *mt = s->mt[t];
@@ -684,6 +936,24 @@ static void locked_op(struct mtree_state *s, const struct prog_op *op, const str
 	case OP_DESTROY:
 		tree_clear(s, t);
 		break;
+	case OP_WRITE:
+		op_write(s, op, a, first, last, res);
+		break;
+	case OP_INSERT:
+		op_insert(s, op, a, first, last, res);
+		break;
+	case OP_ALLOC:
+		op_alloc(s, op, a, first, last, res);
+		break;
+	case OP_ALLOC_CYCLIC:
+		op_alloc_cyclic(s, op, a, first, last, res);
+		break;
+	case OP_FIND_IN:
+		op_find_in(s, a, first, last, res);
+		break;
+	case OP_EMPTY_AREA:
+		op_empty_area(s, a, first, last, res);
+		break;
 	}
 }
 
@@ -692,11 +962,12 @@ static void locked_op(struct mtree_state *s, const struct prog_op *op, const str
  * map (which the tree was just checked against) says it answered or holds.
  */
 static void trace_op(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
-		     uint64_t first, uint64_t last)
+		     uint64_t first, uint64_t last, const struct op_res *res)
 {
 	const struct mtref *r = &s->ref[a->tree];
+	const struct mtref_range *x;
 	struct tree_range at;
-	uint64_t start;
+	uint64_t start, index, bound;
 	void *e;
 
 	fputs("  ", prog_trace);
@@ -721,6 +992,35 @@ static void trace_op(struct mtree_state *s, const struct prog_op *op, const stru
 		else
 			fputs(" = -EBUSY", prog_trace);
 		break;
+	case OP_WRITE:
+	case OP_INSERT:
+	case OP_ALLOC:
+	case OP_ALLOC_CYCLIC:
+	case OP_EMPTY_AREA:
+		if (!res->ran) {
+			fputs(" skipped (the backend lacks it)", prog_trace);
+			break;
+		}
+		fprintf(prog_trace, " = %d", res->err);
+		if (res->has_at)
+			fprintf(prog_trace, " at [%#" PRIx64 ", %#" PRIx64 "]", res->at,
+				res->at + (res->size - 1));
+		break;
+	case OP_FIND_IN:
+		if (!res->ran) {
+			fputs(" skipped (the backend lacks it)", prog_trace);
+			break;
+		}
+		/* the tree was just checked against this */
+		x = mtref_bounded(r, find_in_args(a, first, last, &index, &bound), index, bound);
+		fputs(" = ", prog_trace);
+		if (x) {
+			print_val(prog_trace, x->entry);
+			fprintf(prog_trace, " at [%#" PRIx64 ", %#" PRIx64 "]", x->first, x->last);
+		} else {
+			fputs("none", prog_trace);
+		}
+		break;
 	default:
 		break;
 	}
@@ -744,6 +1044,7 @@ static void run_op(void *arg, const struct prog_op *op)
 {
 	struct mtree_state *s = arg;
 	struct mtree_args a;
+	struct op_res res = {false, 0, false, 0, 0};
 	uint64_t first = 0, last = 0;
 	unsigned named;
 
@@ -760,14 +1061,14 @@ static void run_op(void *arg, const struct prog_op *op)
 	if (op->code == OP_RCU_WALK) {
 		op_rcu_walk(s, &a);
 		if (prog_trace)
-			trace_op(s, op, &a, 0, 0);
+			trace_op(s, op, &a, 0, 0, &res);
 		step_end(s, named);
 		return;
 	}
 	if (op->code == OP_DUP || op->code == OP_FORK) {
 		(op->code == OP_DUP ? op_dup : op_fork)(s, op, &a);
 		if (prog_trace && op->code == OP_DUP)
-			trace_op(s, op, &a, 0, 0);
+			trace_op(s, op, &a, 0, 0, &res);
 		step_end(s, named);
 		return;
 	}
@@ -777,9 +1078,9 @@ static void run_op(void *arg, const struct prog_op *op)
 		down_read(&s->lock[a.tree]);
 	if (mtree_ops[op->code].nfields >= 2 && mtree_ops[op->code].fields[1].kind == FK_RANGE)
 		resolve(&s->ref[a.tree], &a.range, &first, &last);
-	locked_op(s, op, &a, first, last);
+	locked_op(s, op, &a, first, last, &res);
 	if (prog_trace)
-		trace_op(s, op, &a, first, last);
+		trace_op(s, op, &a, first, last, &res);
 	if (op_writes(op->code))
 		up_write(&s->lock[a.tree]);
 	else
@@ -878,7 +1179,8 @@ static int mtree_run_model(const uint8_t *data, size_t size)
 const struct fuzz_target fuzz_mtree_target = {
     .name = "fuzz_mtree",
     .summary = "range tree: store, erase, find, walks (also under RCU against writers), gap "
-	       "search, dup, bulk, fork, against a reference map",
+	       "search, dup, bulk, fork, and a kernel caller's API (write paths, insert, alloc, "
+	       "cyclic alloc, bounded next/prev), against a reference map",
     .desc = &mtree_desc,
     .run = mtree_run_model,
 };

@@ -47,6 +47,67 @@ static int model_store(void *t, uint64_t first, uint64_t last, void *entry)
 	return mt_store_range(t, first, last, entry);
 }
 
+/* The model has one write path: every path is its store. */
+static int model_store_path(void *t, uint64_t first, uint64_t last, void *entry,
+			    enum tree_write_path how)
+{
+	(void)how;
+	return mt_store_range(t, first, last, entry);
+}
+
+/* insert and alloc are the model's search, then its store. */
+static int model_insert(void *t, uint64_t first, uint64_t last, void *entry)
+{
+	struct mt_range r;
+
+	if (first > last || !entry || mt_is_reserved(entry))
+		return -EINVAL;
+	if (mt_find(t, first, last, &r))
+		return -EEXIST;
+	return mt_store_range(t, first, last, entry);
+}
+
+static int model_alloc_range(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest,
+			     void *entry, uint64_t *start)
+{
+	uint64_t at;
+	int err;
+
+	if (!entry || mt_is_reserved(entry))
+		return -EINVAL;
+	err = highest ? mt_gap_highest(t, lo, hi, size, &at) : mt_gap_lowest(t, lo, hi, size, &at);
+	if (!err)
+		err = mt_store_range(t, at, at + (size - 1), entry);
+	if (!err)
+		*start = at;
+	return err;
+}
+
+/* next and prev: the range holding @index, then a find beyond it. */
+static void *model_next(void *t, uint64_t index, uint64_t max, struct tree_range *r)
+{
+	struct mt_range at;
+
+	if (index >= max)
+		return NULL;
+	mt_load_range(t, index, &at);
+	if (at.last == TREE_MAX)
+		return NULL;
+	return mt_find(t, at.last + 1, max, (struct mt_range *)(void *)r);
+}
+
+static void *model_prev(void *t, uint64_t index, uint64_t min, struct tree_range *r)
+{
+	struct mt_range at;
+
+	if (index <= min)
+		return NULL;
+	mt_load_range(t, index, &at);
+	if (at.first == 0)
+		return NULL;
+	return mt_find_prev(t, at.first - 1, min, (struct mt_range *)(void *)r);
+}
+
 static int model_erase(void *t, uint64_t index, void **old)
 {
 	return mt_erase(t, index, old);
@@ -236,6 +297,11 @@ const struct tree_backend tree_model = {
     .clear = model_clear,
     .release = model_release,
     .store = model_store,
+    .store_path = model_store_path,
+    .insert = model_insert,
+    .alloc = model_alloc_range,
+    .next = model_next,
+    .prev = model_prev,
     .erase = model_erase,
     .load = model_load,
     .find = model_find,

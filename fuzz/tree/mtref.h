@@ -52,6 +52,27 @@ bool mtref_check_load(const struct mtref *r, const struct tree_backend *b, void 
  * @from and start at or before @to, in order (MT_WALK). */
 bool mtref_check_walk(const struct mtref *r, const struct tree_backend *b, void *t, uint64_t from,
 		      uint64_t to);
+/*
+ * The answers of the rest of a kernel caller's API (tree_backend.h), worked
+ * out on the map (mtref_api.c): each is what the backend must have said.
+ */
+/* Whether an entry meets [first, last] (insert's -EEXIST). */
+bool mtref_any(const struct mtref *r, uint64_t first, uint64_t last);
+/* gap's answer: 0 with *start, -EBUSY, or -EINVAL (size 0, lo > hi). */
+int mtref_gap_err(const struct mtref *r, uint64_t lo, uint64_t hi, uint64_t size, bool highest,
+		  uint64_t *start);
+/* alloc_cyclic's answer, *next and *wrapped moved on as the backend must
+ * move its own. */
+int mtref_alloc_cyclic(const struct mtref *r, uint64_t lo, uint64_t hi, uint64_t *next,
+		       bool *wrapped, uint64_t *start);
+/* A bounded search: find from @index up to @bound, find_prev from @index
+ * down to @bound, next and prev from @index to @bound. */
+enum mtref_find { MTREF_FIND, MTREF_FIND_PREV, MTREF_NEXT, MTREF_PREV, MTREF_FIND_NR };
+const struct mtref_range *mtref_bounded(const struct mtref *r, enum mtref_find how, uint64_t index,
+					uint64_t bound);
+/* The backend's bounded search against the map's (MT_WALK). */
+bool mtref_check_bounded(const struct mtref *r, const struct tree_backend *b, void *t,
+			 enum mtref_find how, uint64_t index, uint64_t bound);
 /* The range (entry or empty) of the map that holds @index. */
 void *mtref_range_of(const struct mtref *r, uint64_t index, struct tree_range *out);
 /* Number of empty ranges, and the k-th of them. */

@@ -72,6 +72,15 @@ struct tree_fork_ops {
 	void *arg;
 };
 
+/* The paths by which a kernel caller writes (store_path below). */
+enum tree_write_path {
+	TREE_WRITE_PREALLOC, /* preallocate, then a store that cannot fail */
+	TREE_WRITE_GFP,	     /* a store that allocates, may sleep (GFP_KERNEL) */
+	TREE_WRITE_NOWAIT,   /* the same, must not sleep (GFP_NOWAIT) */
+	TREE_WRITE_LOCKED,   /* the normal API: the tree's own lock, GFP_KERNEL */
+	TREE_WRITE_NR
+};
+
 struct tree_backend {
 	const char *name;
 	void *zero; /* the marker entry dup_mmap stores at a failure point */
@@ -89,6 +98,34 @@ struct tree_backend {
 	/* Store @entry (NULL: erase) over [first, last]: 0, -EINVAL, -ENOMEM
 	 * (the tree then unchanged). */
 	int (*store)(void *t, uint64_t first, uint64_t last, void *entry);
+	/* store by the chosen path: the same results; a path that allocates
+	 * may retry a failed allocation (`retries`). NULL: only store. */
+	int (*store_path)(void *t, uint64_t first, uint64_t last, void *entry,
+			  enum tree_write_path how);
+	/* Store @entry over [first, last] if no entry meets it: 0, -EEXIST,
+	 * -EINVAL, -ENOMEM (unchanged). NULL: not supported. */
+	int (*insert)(void *t, uint64_t first, uint64_t last, void *entry);
+	/* What gap finds, then @entry stored over the @size indices from
+	 * *start: 0, gap's -EBUSY and -EINVAL, -ENOMEM (unchanged). NULL: not
+	 * supported. */
+	int (*alloc)(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest, void *entry,
+		     uint64_t *start);
+	/*
+	 * A cyclic allocator's step (mtree_alloc_cyclic): the lowest empty
+	 * index of [max(lo, *next), hi], else of [lo, hi] (then 1: wrapped),
+	 * gets @entry; *next becomes that index + 1, and *wrapped is set when
+	 * *next wraps to 0 and turns a later 0 into 1 (then cleared). The
+	 * caller keeps both, as the kernel's caller keeps next. 0, 1, -EBUSY,
+	 * -EINVAL (lo > hi), -ENOMEM. NULL: not supported.
+	 */
+	int (*alloc_cyclic)(void *t, uint64_t lo, uint64_t hi, void *entry, uint64_t *next,
+			    bool *wrapped, uint64_t *start);
+	/* The first entry after the range holding @index that starts at or
+	 * before @max (NULL when index >= max); prev: the last entry before
+	 * it that ends at or after @min (NULL when index <= min). NULL
+	 * members: not supported. */
+	void *(*next)(void *t, uint64_t index, uint64_t max, struct tree_range *r);
+	void *(*prev)(void *t, uint64_t index, uint64_t min, struct tree_range *r);
 	/* Erase the range holding @index; *old gets what was there. */
 	int (*erase)(void *t, uint64_t index, void **old);
 	/* The entry (or NULL) at @index and the whole range holding it. */
@@ -97,7 +134,8 @@ struct tree_backend {
 	void *(*find)(void *t, uint64_t from, uint64_t max, struct tree_range *r);
 	void *(*find_prev)(void *t, uint64_t from, uint64_t min, struct tree_range *r);
 	/* Lowest (@highest: highest) start of @size empty indices in [lo, hi]:
-	 * 0, -EBUSY (none) or -EINVAL. */
+	 * 0, -EBUSY (none, also when the window is smaller than @size) or
+	 * -EINVAL (size 0, lo > hi). */
 	int (*gap)(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest, uint64_t *start);
 	/* Entries meeting [from, to] in order, with the tree's cursor (the
 	 * caller holds the tree's lock). */
@@ -158,9 +196,12 @@ extern const struct tree_backend tree_model;
  * ranges or walks is TREE_BACKENDS_DIFFER, so a walk of the whole range
  * compares the contents (validate runs both validators, nothing more).
  * RCU walks run on the primary alone: the shadow's would race other
- * writes. Dup and fork are the pair's when both backends have them, bulk
- * when the primary has it (a shadow without it stores entry by entry); a
- * target skips what its backend lacks. A fork's shadow gets the primary's
+ * writes. Dup, fork, insert, alloc, next and prev are the pair's when both
+ * backends have them; bulk and alloc_cyclic when the primary has it (a
+ * shadow without it is given the primary's result by plain stores: the
+ * caller's reference must judge that result); store_path runs the
+ * shadow's store when it has no paths. A target skips what its backend
+ * lacks. A fork's shadow gets the primary's
  * answers per entry and is made to stop where the primary stopped (a
  * failed dup is not replayed). One pair at a time: a later call replaces
  * the two.

@@ -4,8 +4,8 @@
  * backend: run with allocation failure armed, a write whose allocation
  * failed returns -ENOMEM and leaves the tree's picture as it was
  * (MT_FAILED_WRITE_CHANGED), any other returns what it must (MT_OP_RESULT);
- * with a backend that retries, a write whose failure fired may also
- * succeed.
+ * with a backend that retries, a write whose failure fired may also end
+ * as if none had: it is then judged as any write.
  */
 #ifndef VMAFUZZ_TREE_CHECK_H
 #define VMAFUZZ_TREE_CHECK_H

@@ -59,6 +59,11 @@ static bool same_entry(const void *e, const void *se)
 	return e == se || (e == P->zero && se == S->zero);
 }
 
+static bool same_range(const struct tree_range *a, const struct tree_range *b)
+{
+	return a->first == b->first && a->last == b->last;
+}
+
 /* one walk's buffer kept for the next (seen_init) */
 static struct seen_entry *seen_spare;
 static size_t seen_spare_cap;
@@ -136,6 +141,117 @@ static int pair_store(void *t, uint64_t first, uint64_t last, void *entry)
 	return err;
 }
 
+static int pair_store_path(void *t, uint64_t first, uint64_t last, void *entry,
+			   enum tree_write_path how)
+{
+	struct pair *x = t;
+	int err = P->store_path(x->p, first, last, entry, how), serr;
+	struct alloc_fail_pause pause;
+
+	if (!shadow_runs(err))
+		return err;
+	alloc_fail_pause(&pause);
+	serr = S->store_path ? S->store_path(x->s, first, last, entry, how)
+			     : S->store(x->s, first, last, entry);
+	alloc_fail_resume(&pause);
+	if (serr != err)
+		differ("store by path %d over [%#" PRIx64 ", %#" PRIx64 "] returned %d, the shadow "
+		       "%d",
+		       (int)how, first, last, err, serr);
+	return err;
+}
+
+static int pair_insert(void *t, uint64_t first, uint64_t last, void *entry)
+{
+	struct pair *x = t;
+	int err = P->insert(x->p, first, last, entry), serr;
+	struct alloc_fail_pause pause;
+
+	if (!shadow_runs(err))
+		return err;
+	alloc_fail_pause(&pause);
+	serr = S->insert(x->s, first, last, entry);
+	alloc_fail_resume(&pause);
+	if (serr != err)
+		differ("insert [%#" PRIx64 ", %#" PRIx64 "] returned %d, the shadow %d", first,
+		       last, err, serr);
+	return err;
+}
+
+static int pair_alloc(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest, void *entry,
+		      uint64_t *start)
+{
+	struct pair *x = t;
+	uint64_t ss = 0;
+	int err = P->alloc(x->p, lo, hi, size, highest, entry, start), serr;
+	struct alloc_fail_pause pause;
+
+	if (!shadow_runs(err))
+		return err;
+	alloc_fail_pause(&pause);
+	serr = S->alloc(x->s, lo, hi, size, highest, entry, &ss);
+	alloc_fail_resume(&pause);
+	if (serr != err || (!err && ss != *start))
+		differ("%s alloc of %#" PRIx64 " in [%#" PRIx64 ", %#" PRIx64 "]: %d at %#" PRIx64
+		       ", the shadow %d at %#" PRIx64,
+		       highest ? "highest" : "lowest", size, lo, hi, err, err ? 0 : *start, serr,
+		       serr ? 0 : ss);
+	return err;
+}
+
+/* A shadow without a cyclic allocator is given the primary's index. */
+static int pair_alloc_cyclic(void *t, uint64_t lo, uint64_t hi, void *entry, uint64_t *next,
+			     bool *wrapped, uint64_t *start)
+{
+	struct pair *x = t;
+	uint64_t snext = *next, ss = 0;
+	bool swrapped = *wrapped;
+	int err = P->alloc_cyclic(x->p, lo, hi, entry, next, wrapped, start), serr;
+	struct alloc_fail_pause pause;
+
+	if (!shadow_runs(err))
+		return err;
+	alloc_fail_pause(&pause);
+	if (S->alloc_cyclic) {
+		serr = S->alloc_cyclic(x->s, lo, hi, entry, &snext, &swrapped, &ss);
+		if (serr != err || (err >= 0 && (ss != *start || snext != *next)))
+			differ("alloc_cyclic in [%#" PRIx64 ", %#" PRIx64 "]: %d at %#" PRIx64
+			       ", the shadow %d at %#" PRIx64,
+			       lo, hi, err, err >= 0 ? *start : 0, serr, serr >= 0 ? ss : 0);
+	} else if (err >= 0 && (serr = S->store(x->s, *start, *start, entry)) != 0) {
+		differ("alloc_cyclic gave %#" PRIx64 ", the shadow's store of it returned %d",
+		       *start, serr);
+	}
+	alloc_fail_resume(&pause);
+	return err;
+}
+
+/* next and prev: equal entries, and equal ranges for an entry. */
+static void *pair_step(void *t, uint64_t index, uint64_t bound, struct tree_range *r, bool prev)
+{
+	struct pair *x = t;
+	struct tree_range sr = {0, 0};
+	void *e = prev ? P->prev(x->p, index, bound, r) : P->next(x->p, index, bound, r);
+	void *se = prev ? S->prev(x->s, index, bound, &sr) : S->next(x->s, index, bound, &sr);
+
+	if (!same_entry(e, se) || (e && !same_range(r, &sr)))
+		differ("%s from %#" PRIx64 " to %#" PRIx64 " gives %p at [%#" PRIx64 ", %#" PRIx64
+		       "], the shadow %p at [%#" PRIx64 ", %#" PRIx64 "]",
+		       prev ? "prev" : "next", index, bound, e, r->first, r->last, se, sr.first,
+		       sr.last);
+	return e;
+}
+
+static void *pair_next(void *t, uint64_t index, uint64_t max, struct tree_range *r)
+{
+	return pair_step(t, index, max, r, false);
+}
+
+static void *pair_prev(void *t, uint64_t index, uint64_t min, struct tree_range *r)
+{
+	return pair_step(t, index, min, r, true);
+}
+
 static int pair_erase(void *t, uint64_t index, void **old)
 {
 	struct pair *x = t;
@@ -152,11 +268,6 @@ static int pair_erase(void *t, uint64_t index, void **old)
 		differ("erase at %#" PRIx64 " returned %d (%p), the shadow %d (%p)", index, err,
 		       *old, serr, sold);
 	return err;
-}
-
-static bool same_range(const struct tree_range *a, const struct tree_range *b)
-{
-	return a->first == b->first && a->last == b->last;
 }
 
 static void *pair_load(void *t, uint64_t index, struct tree_range *r)
@@ -584,6 +695,12 @@ static struct tree_backend pair = {
     .clear = pair_clear,
     .release = pair_release,
     .store = pair_store,
+    .store_path = pair_store_path,
+    .insert = pair_insert,
+    .alloc = pair_alloc,
+    .alloc_cyclic = pair_alloc_cyclic,
+    .next = pair_next,
+    .prev = pair_prev,
     .erase = pair_erase,
     .load = pair_load,
     .find = pair_find,
@@ -615,6 +732,12 @@ const struct tree_backend *tree_pair(const struct tree_backend *primary,
 	pair.dup = primary->dup && shadow->dup ? pair_dup : NULL;
 	pair.fork = primary->fork && shadow->fork ? pair_fork : NULL;
 	pair.fork_exit = pair.fork ? pair_fork_exit : NULL;
+	pair.store_path = primary->store_path ? pair_store_path : NULL;
+	pair.insert = primary->insert && shadow->insert ? pair_insert : NULL;
+	pair.alloc = primary->alloc && shadow->alloc ? pair_alloc : NULL;
+	pair.alloc_cyclic = primary->alloc_cyclic ? pair_alloc_cyclic : NULL;
+	pair.next = primary->next && shadow->next ? pair_next : NULL;
+	pair.prev = primary->prev && shadow->prev ? pair_prev : NULL;
 	if (!primary->bulk_begin) {
 		/* the target then stores entry by entry, on both */
 		pair.bulk_begin = NULL;

@@ -32,6 +32,27 @@ void kmt_release(struct kmt_tree *t);
  * mas_store_gfp(GFP_KERNEL). The caller has checked first <= last and the
  * entry. 0 or -ENOMEM. */
 int kmt_store(struct kmt_tree *t, uint64_t first, uint64_t last, void *entry);
+/* A write by a kernel caller's path: KMT_WRITE_PREALLOC (mas_preallocate
+ * + mas_store_prealloc, GFP_KERNEL), _GFP (mas_store_gfp, GFP_KERNEL),
+ * _NOWAIT (mas_store_gfp, GFP_NOWAIT), _LOCKED (mtree_store_range or
+ * mtree_store, GFP_KERNEL). 0, -ENOMEM, or the kernel's -EINVAL. */
+enum { KMT_WRITE_PREALLOC, KMT_WRITE_GFP, KMT_WRITE_NOWAIT, KMT_WRITE_LOCKED };
+int kmt_store_path(struct kmt_tree *t, uint64_t first, uint64_t last, void *entry, int how);
+/* mtree_insert_range (mtree_insert for one index), GFP_KERNEL. */
+int kmt_insert(struct kmt_tree *t, uint64_t first, uint64_t last, void *entry);
+/* mtree_alloc_range / mtree_alloc_rrange, GFP_KERNEL: the kernel's
+ * answer unchanged. */
+int kmt_alloc(struct kmt_tree *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest,
+	      void *entry, uint64_t *start);
+/* mtree_alloc_cyclic (only with KMT_HAVE_ALLOC_CYCLIC), GFP_KERNEL, with
+ * the tree's MT_FLAGS_ALLOC_WRAPPED taken from *wrapped and given back
+ * there (the tree keeps it only during the call). */
+int kmt_alloc_cyclic(struct kmt_tree *t, uint64_t lo, uint64_t hi, void *entry, uint64_t *next,
+		     bool *wrapped, uint64_t *start);
+/* mas_next / mas_prev from a state set to @index (as mt_next and mt_prev,
+ * which are called too and must agree), with the range found. */
+void *kmt_next(struct kmt_tree *t, uint64_t index, uint64_t max, uint64_t *first, uint64_t *last);
+void *kmt_prev(struct kmt_tree *t, uint64_t index, uint64_t min, uint64_t *first, uint64_t *last);
 /* mas_erase: 0 (*old the entry erased, or NULL) or -ENOMEM. */
 int kmt_erase(struct kmt_tree *t, uint64_t index, void **old);
 /* mas_walk */
@@ -40,7 +61,7 @@ void *kmt_load(struct kmt_tree *t, uint64_t index, uint64_t *first, uint64_t *la
 void *kmt_find(struct kmt_tree *t, uint64_t from, uint64_t max, uint64_t *first, uint64_t *last);
 void *kmt_find_prev(struct kmt_tree *t, uint64_t from, uint64_t min, uint64_t *first,
 		    uint64_t *last);
-/* mas_empty_area / mas_empty_area_rev(lo, hi, size): the kernel's code */
+/* mas_empty_area / mas_empty_area_rev(lo, hi, size): the kernel's answer */
 int kmt_gap(struct kmt_tree *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest,
 	    uint64_t *start);
 

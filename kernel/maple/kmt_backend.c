@@ -16,10 +16,17 @@
  *    attempt falls back to GFP_KERNEL (mas_nomem), so one failed
  *    allocation is retried and the write succeeds. Only a -ENOMEM result
  *    promises an unchanged tree;
- *  - gap: a window smaller than @size is -EBUSY here, -EINVAL for the
- *    kernel (mas_empty_area checks max - min < size - 1 first); a window
+ *  - gap and alloc: every search reaches the kernel, whatever its
+ *    arguments; a window smaller than @size is -EBUSY here, -EINVAL for
+ *    the kernel (mas_empty_area checks max - min < size - 1 first); a window
  *    of one index, which 6.1's mas_empty_area refuses (-EINVAL), is
  *    answered by mas_walk at that index;
+ *  - insert, alloc and alloc_cyclic refuse NULL and reserved entries
+ *    before the kernel sees them; alloc_cyclic keeps the tree's
+ *    MT_FLAGS_ALLOC_WRAPPED in the caller's *wrapped between calls, and
+ *    is NULL in a tree without mtree_alloc_cyclic (probe.sh); alloc is
+ *    NULL where mtree_alloc_range still searches with mas_alloc (before
+ *    6.5: its own window, [min, max - size], and argument checks);
  *  - fork and fork_exit are dup_mmap's and exit_mmap's tree steps, with
  *    the kernel's calls in their order (kmt_fork, kmt_fork_exit);
  *  - a tree without __mt_dup (before 6.8; kernel/maple/probe.sh) has no
@@ -66,6 +73,91 @@ static int tk_store(void *t, uint64_t first, uint64_t last, void *entry)
 	return kmt_store(t, first, last, entry);
 }
 
+static int tk_store_path(void *t, uint64_t first, uint64_t last, void *entry,
+			 enum tree_write_path how)
+{
+	static const int path[TREE_WRITE_NR] = {
+	    [TREE_WRITE_PREALLOC] = KMT_WRITE_PREALLOC,
+	    [TREE_WRITE_GFP] = KMT_WRITE_GFP,
+	    [TREE_WRITE_NOWAIT] = KMT_WRITE_NOWAIT,
+	    [TREE_WRITE_LOCKED] = KMT_WRITE_LOCKED,
+	};
+
+	if (first > last || reserved(entry) || (unsigned)how >= TREE_WRITE_NR)
+		return -EINVAL;
+	return kmt_store_path(t, first, last, entry, path[how]);
+}
+
+/* The normal API refuses reserved entries with a warning: -EINVAL here
+ * first (XA_ZERO_ENTRY included), and NULL, which it would store. */
+static bool not_storable(const void *entry)
+{
+	return !entry || ((uintptr_t)entry & 3) == 2;
+}
+
+static int tk_insert(void *t, uint64_t first, uint64_t last, void *entry)
+{
+	if (not_storable(entry))
+		return -EINVAL;
+	return kmt_insert(t, first, last, entry);
+}
+
+/* The kernel's -EINVAL for a window smaller than @size (mas_empty_area
+ * checks max - min < size - 1) is the seam's -EBUSY. */
+static int tk_window_busy(int ret, uint64_t lo, uint64_t hi, uint64_t size)
+{
+	if (ret == -EINVAL && size && lo <= hi && hi - lo < size - 1)
+		return -EBUSY;
+	return ret;
+}
+
+#ifndef KMT_ALLOC_OLD
+static int tk_alloc(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest, void *entry,
+		    uint64_t *start)
+{
+	if (not_storable(entry))
+		return -EINVAL;
+	return tk_window_busy(kmt_alloc(t, lo, hi, size, highest, entry, start), lo, hi, size);
+}
+#define TK_ALLOC(fn) fn
+#else
+/* mtree_alloc_range searches with mas_alloc (before 6.5; probe.sh) */
+#define TK_ALLOC(fn) NULL
+#endif
+
+#ifdef KMT_HAVE_ALLOC_CYCLIC
+static int tk_alloc_cyclic(void *t, uint64_t lo, uint64_t hi, void *entry, uint64_t *next,
+			   bool *wrapped, uint64_t *start)
+{
+	if (not_storable(entry))
+		return -EINVAL;
+	return kmt_alloc_cyclic(t, lo, hi, entry, next, wrapped, start);
+}
+#define TK_CYCLIC(fn) fn
+#else
+#define TK_CYCLIC(fn) NULL /* no mtree_alloc_cyclic in this tree */
+#endif
+
+static void *tk_next(void *t, uint64_t index, uint64_t max, struct tree_range *r)
+{
+	uint64_t first, last;
+	void *e = kmt_next(t, index, max, &first, &last);
+
+	if (e && r)
+		*r = (struct tree_range){first, last};
+	return e;
+}
+
+static void *tk_prev(void *t, uint64_t index, uint64_t min, struct tree_range *r)
+{
+	uint64_t first, last;
+	void *e = kmt_prev(t, index, min, &first, &last);
+
+	if (e && r)
+		*r = (struct tree_range){first, last};
+	return e;
+}
+
 static int tk_erase(void *t, uint64_t index, void **old)
 {
 	return kmt_erase(t, index, old);
@@ -106,17 +198,13 @@ static int tk_gap(void *t, uint64_t lo, uint64_t hi, uint64_t size, bool highest
 	uint64_t first, last;
 	int ret;
 
-	if (!size || lo > hi)
-		return -EINVAL;
-	if (hi - lo < size - 1)
-		return -EBUSY;
-	ret = kmt_gap(t, lo, hi, size, highest, start);
+	ret = tk_window_busy(kmt_gap(t, lo, hi, size, highest, start), lo, hi, size);
 	/*
 	 * A window of one index (size 1, then): trees whose
 	 * mas_empty_area(_rev) wants min < max (6.1) refuse it. Its answer
 	 * is whether that index is empty, which mas_walk tells.
 	 */
-	if (ret == -EINVAL && lo == hi) {
+	if (ret == -EINVAL && lo == hi && size == 1) {
 		if (kmt_load(t, lo, &first, &last))
 			return -EBUSY;
 		*start = lo;
@@ -364,6 +452,12 @@ const struct tree_backend tree_kernel = {
     .clear = tk_clear,
     .release = tk_release,
     .store = tk_store,
+    .store_path = tk_store_path,
+    .insert = tk_insert,
+    .alloc = TK_ALLOC(tk_alloc),
+    .alloc_cyclic = TK_CYCLIC(tk_alloc_cyclic),
+    .next = tk_next,
+    .prev = tk_prev,
     .erase = tk_erase,
     .load = tk_load,
     .find = tk_find,

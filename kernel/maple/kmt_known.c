@@ -28,6 +28,14 @@ const struct kmt_known_finding kmt_known_findings[KMT_KNOWN_NR] = {
 	{"find_rev_root", "bugs/kernel/older/maple_find_rev_root.txt",
 	 "a reverse find down to 0 that finds nothing on a tree whose root holds "
 	 "[0, 0] gives that entry"},
+    [KMT_KNOWN_PREV_ROOT_MIN] =
+	{"prev_root_min", "bugs/kernel/maple_prev_root_min.txt",
+	 "mas_prev, mt_prev and mas_find_rev on a tree whose root holds [0, 0] "
+	 "give nothing when their min is above 0"},
+    [KMT_KNOWN_GAP_LIMITS] =
+	{"gap_limits", "bugs/kernel/older/maple_gap_limits.txt",
+	 "a gap search for size 0, or for more indices than its window holds, is "
+	 "answered -EINVAL whatever the kernel's search found"},
 };
 
 int kmt_known_parse(const char *spec, bool shown[KMT_KNOWN_NR], char *bad, size_t badsz)

@@ -37,6 +37,10 @@ enum kmt_known {
 	KMT_KNOWN_STORE_ROOT_RESTART,
 	/* bugs/kernel/older/maple_find_rev_root.txt (6.1) */
 	KMT_KNOWN_FIND_REV_ROOT,
+	/* bugs/kernel/maple_prev_root_min.txt */
+	KMT_KNOWN_PREV_ROOT_MIN,
+	/* bugs/kernel/older/maple_gap_limits.txt (6.1) */
+	KMT_KNOWN_GAP_LIMITS,
 	KMT_KNOWN_NR
 };
 

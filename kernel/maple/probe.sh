@@ -24,6 +24,11 @@
 #                     -DKMT_HAVE_BULK: mas_expected_entries (gone in 6.15)
 #                     -DKMT_HAVE_DUP: __mt_dup (6.8); without it dup and
 #                     fork are not supported
+#                     -DKMT_HAVE_ALLOC_CYCLIC: mtree_alloc_cyclic (found
+#                     by compiling); without it no alloc_cyclic
+#                     -DKMT_ALLOC_OLD: mtree_alloc_range searches with
+#                     mas_alloc, not mas_empty_area (before 6.5); then
+#                     no alloc
 #                     -DKMT_DUMP_FORMAT: mt_dump takes a format (6.4);
 #                     -DKMT_META_GAP_TYPED: ma_meta_gap takes the type
 #                     -DKMT_ALLOC_SHEAF, -DKMT_ALLOC_BULK, -DKMT_FREE_KFREE,
@@ -147,6 +152,21 @@ if has dup '__mt_dup(NULL, NULL, GFP_KERNEL)'; then
 	echo "probe: __mt_dup is there: dup and fork supported" >&2
 else
 	echo "probe: no __mt_dup (before 6.8): the backend has no dup and no fork" >&2
+fi
+
+if has alloc_cyclic 'mtree_alloc_cyclic(NULL, NULL, NULL, 0, 0, NULL, GFP_KERNEL)'; then
+	defs="$defs -DKMT_HAVE_ALLOC_CYCLIC"
+	echo "probe: mtree_alloc_cyclic is there: alloc_cyclic supported" >&2
+else
+	echo "probe: no mtree_alloc_cyclic: the backend has no alloc_cyclic" >&2
+fi
+
+# mtree_alloc_range and mtree_alloc_rrange before they searched with
+# mas_empty_area(_rev) (6.5): mas_alloc and mas_rev_alloc, whose windows and
+# argument checks are their own (docs/kernel.md, "Differences by version")
+if has alloc_old 'mas_rev_alloc(NULL, 0, 0, NULL, 0, NULL)'; then
+	defs="$defs -DKMT_ALLOC_OLD"
+	echo "probe: mtree_alloc_range searches with mas_alloc: the backend has no alloc" >&2
 fi
 
 # helpers kernel/maple/kmt_unit.c calls whose form changed

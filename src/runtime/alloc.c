@@ -38,10 +38,19 @@ bool alloc_fail_next(enum alloc_kind kind)
 
 	MODEL_ASSERT((unsigned)kind < AK_NR);
 	f->since_arm++;
-	if (f->fail_countdown && --f->fail_countdown == 0) {
+	if (f->fail_countdown) {
+		if (--f->fail_countdown)
+			return false;
 		f->fail_fired = true;
 		stats.failed[kind]++;
 		return true;
+	}
+	if (f->fail_fired && f->fail_then) { /* the chosen ones after it */
+		bool fail = f->fail_then & 1;
+
+		f->fail_then >>= 1;
+		stats.failed[kind] += fail;
+		return fail;
 	}
 	return false;
 }
@@ -90,18 +99,25 @@ void model_free(enum alloc_kind kind, void *obj)
 	free(h);
 }
 
-void alloc_fail_arm(uint64_t n)
+void alloc_fail_arm_then(uint64_t n, uint8_t then)
 {
 	struct fiber *f = sched_self();
 
 	f->fail_countdown = n;
+	f->fail_then = n ? then : 0;
 	f->since_arm = 0;
 	f->fail_fired = false;
+}
+
+void alloc_fail_arm(uint64_t n)
+{
+	alloc_fail_arm_then(n, 0);
 }
 
 void alloc_fail_disarm(void)
 {
 	sched_self()->fail_countdown = 0;
+	sched_self()->fail_then = 0;
 }
 
 void alloc_fail_pause(struct alloc_fail_pause *p)
@@ -109,9 +125,11 @@ void alloc_fail_pause(struct alloc_fail_pause *p)
 	struct fiber *f = sched_self();
 
 	p->countdown = f->fail_countdown;
+	p->then = f->fail_then;
 	p->since_arm = f->since_arm;
 	p->fired = f->fail_fired;
 	f->fail_countdown = 0;
+	f->fail_then = 0;
 }
 
 void alloc_fail_resume(const struct alloc_fail_pause *p)
@@ -119,6 +137,7 @@ void alloc_fail_resume(const struct alloc_fail_pause *p)
 	struct fiber *f = sched_self();
 
 	f->fail_countdown = p->countdown;
+	f->fail_then = p->then;
 	f->since_arm = p->since_arm;
 	f->fail_fired = p->fired;
 }

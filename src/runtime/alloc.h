@@ -59,6 +59,13 @@ void model_free(enum alloc_kind kind, void *obj);
  * fiber's allocation.
  */
 void alloc_fail_arm(uint64_t n);
+/*
+ * The same, and once the nth has failed, each of the 8 allocations after it
+ * whose bit in @then is set fails too (bit 0: the next one): a caller that
+ * retries a failed allocation (the kernel's maple tree does, once per
+ * attempt) can be failed again at any chosen attempt, the others succeeding.
+ */
+void alloc_fail_arm_then(uint64_t n, uint8_t then);
 void alloc_fail_disarm(void);
 /*
  * For an allocator the runtime does not own (the kernel's maple tree,
@@ -76,6 +83,7 @@ bool alloc_fail_next(enum alloc_kind kind);
  */
 struct alloc_fail_pause {
 	uint64_t countdown, since_arm;
+	uint8_t then;
 	bool fired;
 };
 void alloc_fail_pause(struct alloc_fail_pause *p);

@@ -73,6 +73,7 @@ struct fiber {
 	struct held_lock held[SCHED_MAX_HELD];
 	/* allocation failure injection armed by this fiber (alloc.h) */
 	uint64_t fail_countdown, since_arm;
+	uint8_t fail_then; /* after it fired: bit i fails the (i+1)th one after */
 	bool fail_fired;
 	/* sched_await: the event awaited and how many more of it */
 	const void *await_key;

@@ -968,6 +968,7 @@ static void trace_op(struct mtree_state *s, const struct prog_op *op, const stru
 	const struct mtref_range *x;
 	struct tree_range at;
 	uint64_t start, index, bound;
+	enum mtref_find how;
 	void *e;
 
 	fputs("  ", prog_trace);
@@ -1012,7 +1013,9 @@ static void trace_op(struct mtree_state *s, const struct prog_op *op, const stru
 			break;
 		}
 		/* the tree was just checked against this */
-		x = mtref_bounded(r, find_in_args(a, first, last, &index, &bound), index, bound);
+		how =
+		    find_in_args(a, first, last, &index, &bound); /* before index, bound are read */
+		x = mtref_bounded(r, how, index, bound);
 		fputs(" = ", prog_trace);
 		if (x) {
 			print_val(prog_trace, x->entry);

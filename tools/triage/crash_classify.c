@@ -205,8 +205,10 @@ static bool kernel_tree(const char *l, struct crash_result *r)
 
 	if (strncmp(l, at, k) || l[k] != '/' || n - k + 2 > sizeof(r->site.kernel_root))
 		return false;
-	snprintf(r->site.kernel_root, sizeof(r->site.kernel_root), "%s%s", l + k,
-		 l[n - 1] == '/' ? "" : "/");
+	memcpy(r->site.kernel_root, l + k, n - k);
+	r->site.kernel_root[n - k] = 0;
+	if (l[n - 1] != '/')
+		strcat(r->site.kernel_root, "/");
 	return true;
 }
 

@@ -13,11 +13,14 @@
  * of bounds among the reasons) prints the round and the program, and ends
  * that file's rounds. Exit 0 clean, 1 after a failure, 2 on bad arguments,
  * an unreadable or malformed program (file:line) or a subject that could
- * not start. --selftest-fail sets a lower bound no read can meet, for the
+ * not start. --mark: as conform's, the program ("vmafuzz: program FILE"
+ * and each operation) on stderr before its rounds, so that a guest
+ * kernel's report names it. --selftest-fail sets a lower bound no read can meet, for the
  * tests to see a failure reported.
  */
 #include "cmd.h"
 #include "crash_input.h"
+#include "live/conform_ops.h"
 #include "live/conform_probe.h"
 #include "live/race_plan.h"
 #include "live/race_run.h"
@@ -30,6 +33,7 @@
 
 struct race_opts {
 	unsigned rounds;
+	bool mark;	    /* --mark: the program on stderr, for a guest's console reader */
 	bool selftest_fail; /* a lower bound no read meets, for the tests */
 };
 
@@ -39,6 +43,7 @@ static int parse(int argc, char **argv, struct race_opts *o, char **files)
 
 	o->rounds = RACE_DEFAULT_ROUNDS;
 	o->selftest_fail = false;
+	o->mark = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -55,6 +60,8 @@ static int parse(int argc, char **argv, struct race_opts *o, char **files)
 				return cmd_usage_error(
 				    "race", "--rounds takes 1 to 1000000, not '%s'", argv[i]);
 			o->rounds = (unsigned)v;
+		} else if (!strcmp(a, "--mark")) {
+			o->mark = true;
 		} else if (!strcmp(a, "--selftest-fail")) {
 			o->selftest_fail = true;
 		} else if (a[0] == '-' && a[1]) {
@@ -99,6 +106,13 @@ static int race_file(const char *file, const struct race_opts *o, bool no_zero_p
 	if (!race_plan_make(t->desc, &p, no_zero_page, &plan, why, sizeof(why))) {
 		printf("%s: skipped: %s\n", file, why);
 		return 0;
+	}
+	if (o->mark) {
+		/* as conform --mark: a report during the rounds is this program's */
+		fprintf(stderr, "vmafuzz: program %s\n", file);
+		for (unsigned i = 0; i < p.nops; i++)
+			fprintf(stderr, "vmafuzz: op %s\n",
+				conform_op_text(t->desc, &p.ops[i], why, sizeof(why)));
 	}
 	if (o->selftest_fail)
 		plan.stable_pages = 1ull << 40; /* 4 PiB resident: every checked read is short */

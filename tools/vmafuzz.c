@@ -16,7 +16,7 @@
  *                                                                  (cmd_conform.c)
  *   vmafuzz corpus merge|min [--afl] [--tmin] TARGET DIR [MORE...] (cmd_corpus.c)
  *   vmafuzz repro --c FILE [-o OUT.c] [--kselftest]                (cmd_repro.c)
- *   vmafuzz race [--rounds N] FILE...                              (cmd_race.c)
+ *   vmafuzz race [--rounds N] [--mark] FILE...                     (cmd_race.c)
  *   vmafuzz statsd [--port-file F] [--stats FILE] [--map-size N] [--parent PID] OUT
  *                                                                  (cmd_statsd.c)
  *   vmafuzz fuzz [--bug NAME]... [--afl|--plain] [--jobs N] [--seeds DIR] [TARGET]
@@ -161,7 +161,7 @@ static const struct command commands[] = {
      "not ok N, exit 0 pass, 1 fail, 4 skip), still self-contained. Output to OUT.c\n"
      "(default stdout). A program the kernel cannot run: the step and why, exit 2.",
      cmd_repro},
-    {"race", "race [--rounds N] FILE...",
+    {"race", "race [--rounds N] [--mark] FILE...",
      "Run the threads of fuzz_mm programs (text or bytes) in parallel on this\n"
      "machine's kernel. Each operation is resolved on the model, as repro resolves it,\n"
      "into its system call or a read of smaps_rollup, for p0 (operations of other\n"
@@ -174,7 +174,9 @@ static const struct command commands[] = {
      "the setup's VMAs no racing range touches, or above the rest of the process\n"
      "plus every page the race can reach. Per file: rounds, operations per thread,\n"
      "rollup reads checked, failures. Exit 0 clean, 1 after a failure (the round and\n"
-     "the program on stderr), 2 on bad arguments or a malformed program.",
+     "the program on stderr), 2 on bad arguments or a malformed program.\n"
+     "--mark: 'vmafuzz: program FILE' and each operation on stderr before its rounds,\n"
+     "which a guest's console reader takes.",
      cmd_race},
     {"statsd", "statsd [--port-file F] [--stats FILE] [--map-size N] [--parent PID] OUT",
      "Receive AFL++'s statsd figures (afl-fuzz with AFL_STATSD=1 and AFL_STATSD_PORT)\n"

@@ -327,6 +327,7 @@ $(TOOL_BIN): $(call objs,tool,$(TOOL_SRCS) $(LIB_SRCS))
 # A unit test of a part above the harness links that part's sources too.
 TEST_LINKS_test_vm_console := live/vm/console.c
 TEST_LINKS_test_vm_initramfs := live/vm/initramfs.c
+TEST_LINKS_test_race_bounds := live/race_bounds.c
 $(foreach t,$(TESTS),$(eval $(OUTDIR)/tests/$(t): $(call objs,test,$(TEST_LINKS_$(t)))))
 $(foreach t,$(TESTS),$(eval $(OBJDIR)/gcc-check/bin/tests/$(t): $(call objs,gcc-check,$(TEST_LINKS_$(t)))))
 

@@ -22,8 +22,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static sigjmp_buf ksys_fault_env;
-static volatile sig_atomic_t ksys_touching;
+/* Per thread: a touch's fault is the faulting thread's (vmafuzz race
+ * touches on several threads at once). */
+static _Thread_local sigjmp_buf ksys_fault_env;
+static _Thread_local volatile sig_atomic_t ksys_touching;
 
 /* A fault of a touch comes back to ksys_touch_one; any other is the
  * default's (a crash, not a result). */

@@ -14,7 +14,8 @@
 # they link, fuzz_mm's seeds, and /init (out/vm/guest-init), which runs
 # the job and powers off. The default job is `vmafuzz conform` on N random
 # programs of K operations from seed S (200, 40, 1), then on fuzz_mm's
-# seeds, every process compared, with the guest set as the model assumes
+# seeds, every process compared, then `vmafuzz race --rounds 20` on the
+# seeds with other threads (real threads on the vCPUs), with the guest set as the model assumes
 # (no overcommit limit), a map count limit map_limit fills quickly under
 # emulation, and conform's waits long enough for an emulated machine. COMMAND instead: its first word vmafuzz or fuzz_conform is
 # ours; any argument that names a file here goes in under /host at its path.
@@ -141,6 +142,18 @@ if [ ${#cmd[@]} -eq 0 ]; then
 	for f in "${seeds[@]}"; do
 		ia+=(--arg "$f")
 	done
+	# then the seeds with other threads, run in parallel on the vCPUs
+	# (vmafuzz race), for the kernel's own checks to watch real races
+	racing=()
+	for f in corpus/fuzz_mm/*.txt; do
+		grep -qE '^t[1-9][0-9]*:' "$f" && racing+=("/vmafuzz/$f")
+	done
+	if [ ${#racing[@]} -gt 0 ]; then
+		ia+=(--then --arg /vmafuzz/out/vmafuzz --arg race --arg --mark --arg --rounds --arg 20)
+		for f in "${racing[@]}"; do
+			ia+=(--arg "$f")
+		done
+	fi
 else
 	# conform marks its programs and operations, for the reports
 	if [ "${cmd[0]}" = vmafuzz ] && [ "${cmd[1]:-}" = conform ]; then

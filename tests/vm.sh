@@ -35,7 +35,8 @@ fi
 key=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$(dirname "$bz")")")")")")
 grep 'does not take' "$T/kernel.log" && bad "the 6.12 tree does not take an option of live/vm/vmafuzz.config" || ok
 
-# conform inside: 200 random programs, then the seeds
+# conform inside: 200 random programs, then the seeds; race on the seeds
+# with other threads
 rc=0
 scripts/vm.sh --programs 200 6.12 >"$T/vm.out" 2>"$T/vm.err" || rc=$?
 [ "$rc" -le 1 ] && ok || { bad "scripts/vm.sh exited $rc:"; tail -n 20 "$T/vm.err"; }
@@ -47,6 +48,8 @@ d=$(sed -n 's/.*; \([0-9]*\) of [0-9]* programs differ.*/\1/p' "$log" | head -n 
 child=$(sed -n 's/.*operations of forked processes \([0-9]*\) .*/\1/p' "$log" | head -n 1)
 [ "${child:-0}" -gt 100 ] && ok "forked processes acted ($child operations)" ||
 	bad "the forked processes did not act: $(grep 'forked processes' "$log")"
+grep -qE 'threads_faults.txt: 20 rounds, .*, 0 failures' "$log" && ok ||
+	bad "vmafuzz race did not run the racing seeds in the guest: $(grep 'rounds' "$log" | tail -n 3)"
 grep -q 'vmafuzz-vm: exit ' "$log" && ok || bad "the guest did not end its job: $(tail -n 5 "$log")"
 grep -q 'report [0-9]*:' "$T/vm.err" && bad "the kernel reported: $(grep 'report [0-9]*:' "$T/vm.err")" || ok
 [ -x "$OUT/vm/$key/replay/fuzz_mm" ] && ok || bad "no replay driver for the guest kernel $key"

@@ -24,6 +24,7 @@ int cmd_plot(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
+int cmd_race(int argc, char **argv);
 int cmd_statsd(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);

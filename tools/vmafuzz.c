@@ -16,6 +16,7 @@
  *                                                                  (cmd_conform.c)
  *   vmafuzz corpus merge|min [--afl] [--tmin] TARGET DIR [MORE...] (cmd_corpus.c)
  *   vmafuzz repro --c FILE [-o OUT.c] [--kselftest]                (cmd_repro.c)
+ *   vmafuzz race [--rounds N] [--mark] FILE...                     (cmd_race.c)
  *   vmafuzz statsd [--port-file F] [--stats FILE] [--map-size N] [--parent PID] OUT
  *                                                                  (cmd_statsd.c)
  *   vmafuzz fuzz [--bug NAME]... [--afl|--plain] [--jobs N] [--seeds DIR] [TARGET]
@@ -160,6 +161,23 @@ static const struct command commands[] = {
      "not ok N, exit 0 pass, 1 fail, 4 skip), still self-contained. Output to OUT.c\n"
      "(default stdout). A program the kernel cannot run: the step and why, exit 2.",
      cmd_repro},
+    {"race", "race [--rounds N] [--mark] FILE...",
+     "Run the threads of fuzz_mm programs (text or bytes) in parallel on this\n"
+     "machine's kernel. Each operation is resolved on the model, as repro resolves it,\n"
+     "into its system call or a read of smaps_rollup, for p0 (operations of other\n"
+     "processes, files, userfaultfds and others without a real counterpart here are\n"
+     "left out, counted by reason). Each of N rounds (default 10) forks a process\n"
+     "that runs thread t0's operations (the setup), then one thread per other thread,\n"
+     "released together, each running its operations in order; a fork's child exits\n"
+     "at once. A round fails when the process is killed by a signal or exits non-zero,\n"
+     "which it does when a racing smaps_rollup read shows an Rss below the pages of\n"
+     "the setup's VMAs no racing range touches, or above the rest of the process\n"
+     "plus every page the race can reach. Per file: rounds, operations per thread,\n"
+     "rollup reads checked, failures. Exit 0 clean, 1 after a failure (the round and\n"
+     "the program on stderr), 2 on bad arguments or a malformed program.\n"
+     "--mark: 'vmafuzz: program FILE' and each operation on stderr before its rounds,\n"
+     "which a guest's console reader takes.",
+     cmd_race},
     {"statsd", "statsd [--port-file F] [--stats FILE] [--map-size N] [--parent PID] OUT",
      "Receive AFL++'s statsd figures (afl-fuzz with AFL_STATSD=1 and AFL_STATSD_PORT)\n"
      "on a UDP port of 127.0.0.1, written to F (else stdout), and append to OUT a row\n"

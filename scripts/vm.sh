@@ -15,10 +15,13 @@
 # the job and powers off. The default job is `vmafuzz conform` on N random
 # programs of K operations from seed S (200, 40, 1), then on fuzz_mm's
 # seeds, every process compared, then `vmafuzz race --rounds 20` on the
-# seeds with other threads (real threads on the vCPUs), with the guest set as the model assumes
-# (no overcommit limit), a map count limit map_limit fills quickly under
-# emulation, and conform's waits long enough for an emulated machine. COMMAND instead: its first word vmafuzz or fuzz_conform is
-# ours; any argument that names a file here goes in under /host at its path.
+# seeds with other threads (real threads on the vCPUs); the guest is set
+# as the model assumes (no overcommit limit), with a map count limit
+# map_limit fills quickly under emulation and conform's waits long enough
+# for an emulated machine. COMMAND instead: its first word vmafuzz or
+# fuzz_conform is ours, an executable file yours (with the libraries it
+# links); any other argument that names a file here goes in under /host
+# at its path.
 # The run's folder out/vm/runs/<time>/ keeps the console (console.log)
 # and each report (reports/); each report of a program is also a crash of
 # out/work/vm-<kernel>/crashes/ (the program up to the operation under

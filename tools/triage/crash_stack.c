@@ -122,23 +122,33 @@ static void keep_frame(struct frames *fs, struct crash_frame *f, const char *rel
 	fs->v[fs->n++] = *f;
 }
 
+/* The next frame of the first stack in @text into @f; the text after it,
+ * or NULL when that stack has ended (*@started: a frame was met). */
+static const char *next_frame(const char *text, bool *started, struct crash_frame *f)
+{
+	char line[1024];
+
+	while ((text = text_next_line(text, line, sizeof(line)))) {
+		if (crash_parse_frame(line, f)) {
+			*started = true;
+			return text;
+		}
+		if (*started)
+			return NULL;
+	}
+	return NULL;
+}
+
 void crash_pick_frames(const char *text, struct crash_result *r)
 {
 	struct frames model = {.n = 0}, harness = {.n = 0}, kernel = {.n = 0};
 	const struct frames *pick;
 	bool started = false;
-	char line[1024];
+	struct crash_frame f;
 
-	while ((text = text_next_line(text, line, sizeof(line)))) {
-		struct crash_frame f;
+	while ((text = next_frame(text, &started, &f))) {
 		const char *rel;
 
-		if (!crash_parse_frame(line, &f)) {
-			if (started)
-				break;
-			continue;
-		}
-		started = true;
 		if (!f.func[0])
 			continue;
 		switch (crash_source_part(f.file, &rel)) {
@@ -220,19 +230,12 @@ bool crash_site_ours(const char *file, unsigned line, struct crash_site *s)
 void crash_pick_site(const char *text, struct crash_result *r)
 {
 	bool started = false;
-	char line[1024];
+	struct crash_frame f;
 
-	while ((text = text_next_line(text, line, sizeof(line)))) {
-		struct crash_frame f;
+	while ((text = next_frame(text, &started, &f))) {
 		struct crash_site s;
 		const char *rel;
 
-		if (!crash_parse_frame(line, &f)) {
-			if (started)
-				break;
-			continue;
-		}
-		started = true;
 		if (!f.file[0] || !f.line)
 			continue;
 		if (crash_site_ours(f.file, f.line, &s)) {

@@ -137,6 +137,26 @@ check() {
 	return $bad
 }
 
+# anagrams DIR: pairs of source files under DIR whose names (without the
+# extension and underscores) are anagrams of each other, such as
+# fuzz_mm.c and mm_fuzz.c: two names for one thing, or one name for two
+anagrams() {
+	(cd "$1" && find src fuzz kernel live tools bench scripts -type f \
+		\( -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.mk' \) 2>/dev/null) |
+		awk -F/ '{
+			b = $NF; sub(/\.[^.]*$/, "", b)
+			k = b; gsub(/_/, "", k)
+			n = split(k, ch, ""); key = ""
+			for (i = 1; i <= n; i++) {
+				for (j = i + 1; j <= n; j++)
+					if (ch[j] < ch[i]) { t = ch[i]; ch[i] = ch[j]; ch[j] = t }
+				key = key ch[i]
+			}
+			if ((key in seen) && seen[key] != b) print "anagram names: " where[key] " and " $0
+			else if (!(key in seen)) { seen[key] = b; where[key] = $0 }
+		}'
+}
+
 # ---- the tree as it is
 inc=$(include_edges "$ROOT")
 n=$(echo "$inc" | grep -c .)
@@ -162,6 +182,8 @@ else
 	echo "$out"
 	bad "calls between the files of $ROOT"
 fi
+out=$(anagrams "$ROOT")
+[ -z "$out" ] && ok "no two source files are named with the same letters" || bad "$out"
 parts=(fuzz/run live tools)
 [ -d "$OUT/kernel/current/obj/kernel-replay" ] && parts+=(kernel/maple kernel/vma)
 for p in "${parts[@]}"; do
@@ -182,6 +204,11 @@ caught() {
 		bad "$1 went unseen: $3"
 	fi
 }
+copy
+cp "$T/tree/fuzz/targets/fuzz_mm.c" "$T/tree/fuzz/targets/mm_fuzz.c"
+out=$(anagrams "$T/tree")
+[ -n "$out" ]
+caught "two files named with the same letters (fuzz_mm.c, mm_fuzz.c)" 'anagram names: .*mm_fuzz.c' "$out" $?
 copy
 echo '#include "mm/types.h"' >>"$T/tree/src/tree/itree.c"
 out=$(check "$(include_edges "$T/tree")" include)

@@ -207,7 +207,7 @@ caught() {
 copy
 cp "$T/tree/fuzz/targets/fuzz_mm.c" "$T/tree/fuzz/targets/mm_fuzz.c"
 out=$(anagrams "$T/tree")
-[ -n "$out" ]
+[ -z "$out" ] # fails, as a check does on a broken tree
 caught "two files named with the same letters (fuzz_mm.c, mm_fuzz.c)" 'anagram names: .*mm_fuzz.c' "$out" $?
 copy
 echo '#include "mm/types.h"' >>"$T/tree/src/tree/itree.c"

@@ -14,22 +14,8 @@ cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 ROOT=$PWD
 . scripts/build-lib.sh
 
-# The tools of the clang that builds the coverage flavor (same profile format).
-llvm_tool() {
-	local major
-	major=$(${COV_CC:-clang} -dumpversion 2>/dev/null | cut -d. -f1)
-	if [ -n "$major" ] && command -v "$1-$major" >/dev/null 2>&1; then
-		echo "$1-$major"
-	elif command -v "$1" >/dev/null 2>&1; then
-		echo "$1"
-	else
-		echo "build.sh coverage: $1 not found (install the llvm package)" >&2
-		return 1
-	fi
-}
-
 dir=out/coverage
-profdata=$(llvm_tool llvm-profdata) && cov=$(llvm_tool llvm-cov) || exit 1
+profdata=$(llvm_tool llvm-profdata "build.sh coverage") && cov=$(llvm_tool llvm-cov "build.sh coverage") || exit 1
 run_make coverage corpus
 rm -rf "$dir/profiles" "$dir/html"
 mkdir -p "$dir/profiles"

@@ -23,20 +23,9 @@ cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 OUTDIR=${OUTDIR:-out}
 WORK=${VMAFUZZ_WORK_ROOT:-$OUTDIR/work}
 
-llvm_tool() {
-	local major
-	major=$(${COV_CC:-clang} -dumpversion 2>/dev/null | cut -d. -f1)
-	if [ -n "$major" ] && command -v "$1-$major" >/dev/null 2>&1; then
-		echo "$1-$major"
-	elif command -v "$1" >/dev/null 2>&1; then
-		echo "$1"
-	else
-		echo "kernel-coverage: $1 not found (install the llvm package)" >&2
-		exit 2
-	fi
-}
-profdata=$(llvm_tool llvm-profdata)
-cov=$(llvm_tool llvm-cov)
+. scripts/build-lib.sh
+profdata=$(llvm_tool llvm-profdata kernel-coverage) || exit 2
+cov=$(llvm_tool llvm-cov kernel-coverage) || exit 2
 
 spec=${1:-}
 tree=$(OUTDIR=$OUTDIR scripts/kernel-tree.sh ${spec:+"$spec"}) || exit 2

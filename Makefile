@@ -328,6 +328,7 @@ $(TOOL_BIN): $(call objs,tool,$(TOOL_SRCS) $(LIB_SRCS))
 TEST_LINKS_test_vm_console := live/vm/console.c
 TEST_LINKS_test_vm_initramfs := live/vm/initramfs.c
 TEST_LINKS_test_race_bounds := live/race_bounds.c
+TEST_LINKS_test_crash_machine := tools/triage/crash_machine.c
 $(foreach t,$(TESTS),$(eval $(OUTDIR)/tests/$(t): $(call objs,test,$(TEST_LINKS_$(t)))))
 $(foreach t,$(TESTS),$(eval $(OBJDIR)/gcc-check/bin/tests/$(t): $(call objs,gcc-check,$(TEST_LINKS_$(t)))))
 

@@ -47,17 +47,18 @@ bool race_range_meets(const struct race_range *a, const struct race_range *r, un
 
 struct race_bounds race_rss_bounds(uint64_t stable_pages, uint64_t rest_kb, uint64_t race_pages)
 {
-	return (struct race_bounds){.lo_kb = stable_pages * RACE_PAGE_KB,
+	return (struct race_bounds){.lo_kb = rest_kb + stable_pages * RACE_PAGE_KB,
 				    .hi_kb = rest_kb + race_pages * RACE_PAGE_KB};
 }
 
 bool race_rss_check(const struct race_bounds *b, uint64_t rss_kb, char *why, size_t whylen)
 {
 	if (rss_kb < b->lo_kb) {
-		snprintf(why, whylen,
-			 "Rss %" PRIu64 " kB below the %" PRIu64
-			 " kB resident in the VMAs no racing operation touches",
-			 rss_kb, b->lo_kb);
+		snprintf(
+		    why, whylen,
+		    "Rss %" PRIu64 " kB below the %" PRIu64
+		    " kB resident outside the race and in the VMAs no racing operation touches",
+		    rss_kb, b->lo_kb);
 		return false;
 	}
 	if (rss_kb > b->hi_kb) {

@@ -4,11 +4,13 @@
  * of the process map, unmap, split, merge and fault: which Rss it may show.
  * The reader walks the VMAs and may drop the mmap lock between them, so it
  * can see some VMAs before a change and others after it (the tearing
- * rules). Whatever it sees, it counts at least the resident pages of the
- * VMAs no racing operation's range touches (nothing can change them), and
- * at most what is resident outside the race's pages, which stays as it was,
- * plus every page the race can reach (the VMAs after the setup and the
- * racing operations' ranges, mremap's destinations included).
+ * rules). Whatever it sees, it counts every VMA once: at least what is
+ * resident outside the race's pages, which stays as it was, plus the
+ * resident pages of the VMAs no racing operation's range touches (nothing
+ * can change them), and at most that outside part plus every page the race
+ * can reach (the VMAs after the setup and the racing operations' ranges,
+ * mremap's destinations included). A reader that skips a VMA it did not
+ * see change falls below.
  *
  * Pure arithmetic on page ranges: no system call, no model.
  */

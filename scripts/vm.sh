@@ -4,12 +4,15 @@
 # ./build.sh vm: a kernel tree built, booted under qemu, and vmafuzz run
 # inside it (docs/vm.md):
 #
-#   scripts/vm.sh [--kasan] [--bug NAME] [--mem MB] [--cpus N] [--timeout S]
-#                 [--programs N] [--seed S] [--ops K] [TREE] [-- COMMAND...]
+#   scripts/vm.sh [--kasan] [--bug NAME] [--stop-at TEXT] [--mem MB]
+#                 [--cpus N] [--timeout S] [--programs N] [--seed S]
+#                 [--ops K] [TREE] [-- COMMAND...]
 #   scripts/vm.sh --kernel BZIMAGE --replay -- vmafuzz conform FILE...
 #
 # TREE: 6.1, 6.12, current or a path (scripts/kernel-tree.sh; default: the
-# tree in use). The guest kernel comes from scripts/vm-kernel.sh (cached);
+# tree a --bug's patch names on a line "Tree: T" atop it, else the tree in
+# use). --stop-at TEXT: the guest stops at the first report whose title
+# has TEXT in it ("": any; the time each report came is on its line). The guest kernel comes from scripts/vm-kernel.sh (cached);
 # the guest's root holds out/vmafuzz, out/conform-server, the libraries
 # they link, fuzz_mm's seeds, and /init (out/vm/guest-init), which runs
 # the job and powers off. The default job is `vmafuzz conform` on N random
@@ -23,7 +26,9 @@
 # links); any other argument that names a file here goes in under /host
 # at its path.
 # The run's folder out/vm/runs/<time>/ keeps the console (console.log)
-# and each report (reports/); each report of a program is also a crash of
+# and each report (reports/: the kernel's, and the job's findings: a
+# program conform saw differ from the model, one vmafuzz race saw read
+# smaps_rollup out of bounds); each report of a program is also a crash of
 # out/work/vm-<kernel>/crashes/ (the program up to the operation under
 # way, the kernel named in .builds) with its report in reports/ beside.
 # Exit status: the job's (tools/cmd_vm.c).
@@ -33,11 +38,13 @@
 # driver of a guest's crashes (out/vm/<key>/replay/fuzz_mm, which a run
 # writes): each report the kernel prints is a line "vmafuzz: kernel report:
 # TITLE at FILE:LINE" on stderr (a BUG, Oops, panic, KASAN or maple tree
-# report first, then lockdep's, then WARNINGs: triage buckets the first
-# line) after a line "vmafuzz: kernel tree: ROOT" (the tree the reports'
-# files are relative to, for SARIF), the status 1 when there is one and 0
-# otherwise (the programs' own differences from the model aside); nothing
-# is kept.
+# report first, then lockdep's, then WARNINGs, then the job's own findings,
+# conform's difference from the model and vmafuzz race's read out of
+# bounds: triage buckets the first line) after a line "vmafuzz: kernel
+# tree: ROOT" (the tree the reports' files are relative to, for SARIF), the
+# status 1 when there is one and 0 otherwise; nothing is kept. A crash
+# with a line "# vm: job race" (or VMAFUZZ_VM_JOB=race) replays under
+# vmafuzz race --rounds 20 instead of conform.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 OUTDIR=${OUTDIR:-out}
@@ -54,9 +61,15 @@ whole() { # whole NAME VALUE: a whole number >= 1
 }
 
 kargs=() mem=2048 cpus=2 timeout=1800 programs=200 seed=1 ops=40 tree= cmd=() bz= replay=0
+stopat=() bugtree=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kasan) kargs+=(--kasan) ;;
+	--stop-at)
+		[ $# -gt 1 ] || die "--stop-at needs a text (\"\": any report)"
+		stopat=(--stop-at "$2")
+		shift
+		;;
 	--replay) replay=1 ;;
 	--kernel)
 		[ $# -gt 1 ] && [ -f "$2" ] || die "--kernel needs a kernel image, not '${2:-}'"
@@ -66,6 +79,8 @@ while [ $# -gt 0 ]; do
 	--bug)
 		[ $# -gt 1 ] || die "--bug needs a name"
 		kargs+=(--bug "$2")
+		# the tree its patch is for ("Tree: 6.12" atop it), unless one is given
+		bugtree=$(sed -n 's/^Tree: \([^ ]*\)$/\1/p;/^--- /q' "bugs/vm/$2.patch" 2>/dev/null | head -n 1)
 		shift
 		;;
 	--mem | --cpus | --timeout | --programs | --seed | --ops)
@@ -88,6 +103,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+[ -n "$tree" ] || tree=$bugtree
 V=$OUTDIR/vmafuzz
 # the machine the model assumes; then, applied after these, a planted
 # bug's own (bugs/vm/NAME.sysctl: the machine it shows on, for every run of
@@ -102,9 +118,17 @@ for ((k = 0; k < ${#kargs[@]}; k++)); do
 done
 sysctls+=("${own[@]}")
 sysctls+=(${VMAFUZZ_VM_SYSCTLS:-})
+job=${VMAFUZZ_VM_JOB:-}
 for a in "${cmd[@]}"; do
 	[ -f "$a" ] && sysctls+=($(sed -n 's/^# vm: sysctl \([^ ]*=[^ ]*\)$/\1/p' "$a"))
+	[ -f "$a" ] && grep -qx '# vm: job race' "$a" && job=race
 done
+# a crash vmafuzz race found replays under vmafuzz race (its '# vm: job
+# race' line, or VMAFUZZ_VM_JOB for a minimizer's candidates)
+if [ "$replay" = 1 ] && [ "$job" = race ] && [ "${cmd[0]:-}" = vmafuzz ] &&
+	[ "${cmd[1]:-}" = conform ]; then
+	cmd=(vmafuzz race --rounds 20 "${cmd[@]:2}")
+fi
 
 make -s --no-print-directory -j"$JOBS" tool "$OUTDIR/conform-server" corpus >&2
 [ -n "$bz" ] || bz=$(scripts/vm-kernel.sh "${kargs[@]}" ${tree:+"$tree"}) || exit 2
@@ -159,8 +183,8 @@ if [ ${#cmd[@]} -eq 0 ]; then
 	fi
 else
 	# conform marks its programs and operations, for the reports
-	if [ "${cmd[0]}" = vmafuzz ] && [ "${cmd[1]:-}" = conform ]; then
-		cmd=(vmafuzz conform --mark "${cmd[@]:2}")
+	if [ "${cmd[0]}" = vmafuzz ] && { [ "${cmd[1]:-}" = conform ] || [ "${cmd[1]:-}" = race ]; }; then
+		cmd=(vmafuzz "${cmd[1]}" --mark "${cmd[@]:2}")
 	fi
 	first=1
 	for a in "${cmd[@]}"; do
@@ -187,7 +211,7 @@ fi
 
 rc=0
 "$V" vm run --kernel "$bz" --initramfs "$run/initramfs" --mem "$mem" --cpus "$cpus" \
-	--timeout $((timeout + 600)) --log "$run/console.log" --reports "$run/reports" \
+	--timeout $((timeout + 600)) --log "$run/console.log" --reports "$run/reports" "${stopat[@]}" \
 	2>"$run/run.log" || rc=$?
 if [ "$replay" = 1 ]; then
 	# the most severe report first, then in the order they came: the
@@ -195,13 +219,14 @@ if [ "$replay" = 1 ]; then
 	# not always reach the console whole (a program's own output may cut
 	# into its lines), while the BUG that ends the machine does
 	reports=()
-	for pass in 0 1 2; do
+	for pass in 0 1 2 3; do
 		for r in "$run"/reports/*.txt; do
 			case $r in *.prog.txt) continue ;; esac
 			[ -f "$r" ] || continue
 			case $(sed -n 's/^kind: //p' "$r" | head -n 1) in
 			BUG | Oops | panic | KASAN | maple) rank=0 ;;
 			lockdep) rank=1 ;;
+			model | race) rank=3 ;; # the job's findings, not the kernel's
 			*) rank=2 ;;
 			esac
 			[ "$rank" = "$pass" ] && reports+=("$r")
@@ -234,6 +259,7 @@ for r in "$run"/reports/*.txt; do
 	{
 		# the machine it ran on, for a replay
 		printf '# vm: sysctl %s\n' "${sysctls[@]}" | awk '!seen[$0]++'
+		[ "$(sed -n 's/^kind: //p' "$r" | head -n 1)" = race ] && echo '# vm: job race'
 		cat "$p"
 	} >"$crashes/.$name.tmp" && mv "$crashes/.$name.tmp" "$crashes/$name.txt"
 	mkdir -p "$crashes/../reports"

@@ -257,6 +257,45 @@ static bool test_program_ops(void)
 	return true;
 }
 
+/* the job's own findings: conform's difference from the model and vmafuzz
+ * race's read out of bounds are reports of their kinds, with the program;
+ * the guest's /init ends them */
+static bool test_harness_findings(void)
+{
+	struct console_report r[4];
+	unsigned n =
+	    feed("vmafuzz: program r1.9\n"
+		 "vmafuzz: op mmap p0 @0x10:4 r,w private f0 fixed\n"
+		 "vmafuzz: op mremap p0 @0x10:4 @0x40:8 maymove\n"
+		 "conform: r1.9: operation 1 differs: mremap p0 @0x10:4 @0x40:8 maymove\n"
+		 "  call: mremap(0x10000, 16384, 32768, 1)\n"
+		 "  result: model -14, kernel -12   <== differs\n"
+		 "vmafuzz: program /host/w/rollup_writers.txt\n"
+		 "vmafuzz: op mmap p0 @0x100:32 r,w private f0 fixed\n"
+		 "vmafuzz: op t1: rollup p0 mmap\n"
+		 "vmafuzz race: /host/w/rollup_writers.txt: round 1: operation 82 (t1 rollup): "
+		 "Rss 10416 kB below the 12160 kB resident outside the race\n"
+		 "--- program (fuzz_mm, under vmafuzz race) ---\n"
+		 "target fuzz_mm\n"
+		 "vmafuzz-vm: exit 1\n"
+		 "conform: the words alone are no finding\n",
+		 r, 4);
+
+	ASSERT_EQ(n, 2);
+	ASSERT(!strcmp(r[0].kind, "model"));
+	ASSERT(!strcmp(r[0].title, "the kernel differs from the model in mremap"));
+	ASSERT(!strcmp(r[0].program, "r1.9"));
+	ASSERT(r[0].prog && strstr(r[0].prog, "mremap p0 @0x10:4 @0x40:8 maymove\n"));
+	ASSERT(strstr(r[0].text, "<== differs"));
+	ASSERT(!strcmp(r[1].kind, "race"));
+	ASSERT(!strcmp(r[1].title, "race: smaps_rollup's Rss below its bound in rollup"));
+	ASSERT(!strcmp(r[1].frame, "rollup"));
+	ASSERT(r[1].prog && strstr(r[1].prog, "t1: rollup p0 mmap\n"));
+	ASSERT(!strstr(r[1].text, "vmafuzz-vm"));
+	release(r, n);
+	return true;
+}
+
 int main(void)
 {
 	TEST(test_program_ops);
@@ -266,5 +305,6 @@ int main(void)
 	TEST(test_lockdep);
 	TEST(test_maple_and_null);
 	TEST(test_quiet_and_cut);
+	TEST(test_harness_findings);
 	return test_summary();
 }

@@ -10,8 +10,11 @@
  *       libraries, files, the device nodes the console needs, and /job
  *   vm run --kernel BZIMAGE --initramfs FILE [--mem MB] [--cpus N] [--timeout S]
  *          [--accel kvm|tcg] [--log FILE] [--reports DIR] [--echo]
+ *          [--stop-at TEXT]
  *       boot it (live/vm/qemu.h), read the console; each report the kernel
- *       prints is written to DIR/<n>-<title>.txt; exit status: the job's,
+ *       prints is written to DIR/<n>-<title>.txt (--stop-at: the guest
+ *       stopped at the first whose title has TEXT, "" any, exit status 1);
+ *       exit status: the job's,
  *       1 when the guest stopped without ending it (a panic), 124 when its
  *       time was up, 2 when qemu could not start it
  */
@@ -162,8 +165,9 @@ static void on_report(void *arg, struct console_report *r)
 	struct report_sink *k = arg;
 
 	k->n++;
-	fprintf(stderr, "vmafuzz vm: report %u: %s%s%s%s%s\n", k->n, r->title,
-		r->where[0] ? " at " : "", r->where, r->program[0] ? ", program " : "", r->program);
+	fprintf(stderr, "vmafuzz vm: report %u: %s%s%s%s%s (%.1f s into the run)\n", k->n, r->title,
+		r->where[0] ? " at " : "", r->where, r->program[0] ? ", program " : "", r->program,
+		r->at_s);
 	if (k->dir) {
 		char name[128], path[4096], tmp[4112];
 		FILE *f;
@@ -220,6 +224,8 @@ static int vm_boot(int argc, char **argv)
 			o.log = v;
 		else if (!strcmp(opt, "--reports"))
 			sink.dir = v;
+		else if (!strcmp(opt, "--stop-at"))
+			o.stop_at = v;
 		else if (!strcmp(opt, "--append"))
 			o.append = v;
 		else if (!strcmp(opt, "--accel")) {
@@ -262,6 +268,9 @@ static int vm_boot(int argc, char **argv)
 	case VM_TIMEOUT:
 		fprintf(stderr, "the time was up\n");
 		return 124;
+	case VM_STOPPED:
+		fprintf(stderr, "stopped at a report with '%s' in its title\n", o.stop_at);
+		return 1;
 	case VM_CRASHED:
 		fprintf(stderr, "the guest stopped before the job ended\n");
 		return 1;

@@ -107,9 +107,10 @@ static const struct command commands[] = {
      "--script prints the gnuplot script instead of running gnuplot.",
      cmd_plot},
     {"conform",
-     "conform [-v] [--keep-going] [--no-rollup] [--mark] [--model-zero-page yes|no] FILE...\n"
-     "       vmafuzz conform [-v] [--keep-going] [--no-rollup] [--mark] --random N [--seed S]\n"
-     "             [--ops K] [--print-random I]",
+     "conform [-v] [--keep-going] [--no-rollup] [--mark] [--model-zero-page yes|no]\n"
+     "             [--model-version V] FILE...\n"
+     "       vmafuzz conform [-v] [--keep-going] [--no-rollup] [--mark] [--model-version V]\n"
+     "             --random N [--seed S] [--ops K] [--print-random I]",
      "Run fuzz_mm programs (text or bytes) in the model and, for real, on this\n"
      "machine's kernel: every process of the model is a real process (p0 forked by\n"
      "the tool; a fork's child serves the model's new process and acts; exit ends\n"
@@ -131,6 +132,9 @@ static const struct command commands[] = {
      "and all views. Whether this kernel maps the zero page on a read fault of\n"
      "private anonymous memory is probed first, and the model does the same\n"
      "(--model-zero-page yes|no: the model maps it or not, whatever the probe says).\n"
+     "The model follows the rules of this kernel's version (uname; docs/fidelity.md\n"
+     "lists where versions differ; --model-version V: those of V, 6.1 to the newest\n"
+     "it knows), whatever version a program's config names.\n"
      "--mark: 'vmafuzz: program ID' on stderr before each program (a file's path;\n"
      "random program I of seed S: rS.I), which a guest's console reader takes.\n"
      "--print-random I: print random program I of those --random N would run (I < N)\n"
@@ -194,7 +198,8 @@ static const struct command commands[] = {
      "             [--arg A]... [--then --arg A...]... [--env K=V]... [--sysctl PATH=V]...\n"
      "             [--job-timeout S]\n"
      "       vmafuzz vm run --kernel BZIMAGE --initramfs FILE [--mem MB] [--cpus N]\n"
-     "             [--timeout S] [--accel kvm|tcg] [--log FILE] [--reports DIR] [--echo]",
+     "             [--timeout S] [--accel kvm|tcg] [--log FILE] [--reports DIR] [--echo]\n"
+     "             [--stop-at TEXT]",
      "The pieces of a run in a virtual machine (./build.sh vm puts them together).\n"
      "initramfs: the guest's root file system: /init (out/vm/guest-init), each --bin\n"
      "with the libraries it links, each --file, and the job /init runs (--arg: its\n"
@@ -204,8 +209,11 @@ static const struct command commands[] = {
      "guest, else TCG; no network, no disk), read the console as it comes: every\n"
      "BUG, WARNING, KASAN report, lockdep splat, maple tree check and panic is a\n"
      "report (its title, the function blamed, the program the guest marked last),\n"
-     "written to DIR. Exit status: the job's; 1 when the guest stopped without\n"
-     "ending it, 124 when --timeout was up, 2 when qemu could not start it.",
+     "and so is a difference conform found and a read vmafuzz race found out of\n"
+     "bounds; each is written to DIR. --stop-at: stop the guest at the first report\n"
+     "whose title has TEXT in it (\"\": any).\n"
+     "Exit status: the job's; 1 when the guest stopped without ending it or at\n"
+     "such a report, 124 when --timeout was up, 2 when qemu could not start it.",
      cmd_vm},
     {"fuzz",
      "fuzz [--bug NAME]... [--afl|--plain] [--jobs N] [--seeds DIR] [TARGET] [SECONDS]\n"

@@ -212,6 +212,40 @@ static void describe(struct console_report *r, const char *first)
 	char msg[128] = "", fn[96] = "";
 	const char *s;
 
+	if (starts(first, "conform: ")) {
+		/* "conform: 3: operation 5 differs: mremap p0 ..." */
+		snprintf(r->kind, sizeof(r->kind), "model");
+		s = strstr(first, " differs: ");
+		if (s)
+			cut(fn, sizeof(fn), s + 10, (const char *const[]){" ", NULL});
+		snprintf(r->frame, sizeof(r->frame), "%s", fn);
+		snprintf(r->title, sizeof(r->title), "the kernel differs from the model in %s",
+			 fn[0] ? fn : "an operation");
+		return;
+	}
+	if (starts(first, "vmafuzz race: ")) {
+		/* "vmafuzz race: FILE: round 1: operation 82 (t1 rollup): Rss ... below ..." */
+		snprintf(r->kind, sizeof(r->kind), "race");
+		s = strstr(first, "): ");
+		if (s) {
+			const char *op = s;
+
+			while (op > first && op[-1] != ' ')
+				op--;
+			snprintf(fn, sizeof(fn), "%.*s", (int)(s - op), op);
+		}
+		snprintf(r->frame, sizeof(r->frame), "%s", fn);
+		if (strstr(first, " below the "))
+			snprintf(msg, sizeof(msg), "smaps_rollup's Rss below its bound");
+		else if (strstr(first, " above the "))
+			snprintf(msg, sizeof(msg), "smaps_rollup's Rss above its bound");
+		else if (strstr(first, "killed by signal"))
+			snprintf(msg, sizeof(msg), "the threads' process killed");
+		else
+			snprintf(msg, sizeof(msg), "the threads' process failed");
+		snprintf(r->title, sizeof(r->title), "race: %s%s%s", msg, fn[0] ? " in " : "", fn);
+		return;
+	}
 	if (starts(first, "WARNING: CPU:")) {
 		/* "WARNING: CPU: 0 PID: 1 at kernel/fork.c:712 dup_mmap+0x5a/0x60" */
 		snprintf(r->kind, sizeof(r->kind), "WARNING");
@@ -285,6 +319,14 @@ static void describe(struct console_report *r, const char *first)
 		snprintf(r->title, sizeof(r->title), "%s", msg);
 }
 
+/* A finding of the guest's job rather than of the kernel: conform's
+ * difference from the model, vmafuzz race's read out of bounds. */
+static bool harness(const char *s)
+{
+	return (starts(s, "conform: ") && strstr(s, ": operation ") && strstr(s, " differs: ")) ||
+	       (starts(s, "vmafuzz race: ") && strstr(s, ": round "));
+}
+
 static void finish(struct console *c)
 {
 	char first[CONSOLE_LINE_MAX] = "";
@@ -299,8 +341,8 @@ static void finish(struct console *c)
 		size_t n = e ? (size_t)(e - l) : strlen(l);
 
 		if (n && l[0] != '-' && l[0] != '=' && l[0] != ' ' &&
-		    (starts(l, "WARNING: ") || starts(l, "BUG") || starts(l, "WARN at ") ||
-		     starts(l, "kernel BUG at ") || starts(l, "Oops: ") ||
+		    (harness(l) || starts(l, "WARNING: ") || starts(l, "BUG") ||
+		     starts(l, "WARN at ") || starts(l, "kernel BUG at ") || starts(l, "Oops: ") ||
 		     starts(l, "general protection") || starts(l, "Kernel panic"))) {
 			snprintf(first, sizeof(first), "%.*s", (int)n, l);
 			break;
@@ -335,8 +377,8 @@ static void finish(struct console *c)
 
 static bool primary(const char *s)
 {
-	return starts(s, "WARNING: ") || starts(s, "BUG: ") || starts(s, "kernel BUG at ") ||
-	       starts(s, "BUG at ") || starts(s, "WARN at ") ||
+	return harness(s) || starts(s, "WARNING: ") || starts(s, "BUG: ") ||
+	       starts(s, "kernel BUG at ") || starts(s, "BUG at ") || starts(s, "WARN at ") ||
 	       starts(s, "general protection fault") || starts(s, "Oops: ");
 }
 
@@ -382,6 +424,10 @@ void console_line(struct console *c, const char *line)
 		c->since++;
 	if (starts(s, "Kernel panic - not syncing: ") && !c->in_report && c->since < PANIC_FOLLOWS)
 		return; /* the end of the report just read (oops=panic) */
+	if (c->in_report && starts(s, "vmafuzz-vm: ")) {
+		finish(c); /* the guest's /init speaks: no report goes on past it */
+		return;
+	}
 	if (c->in_report) {
 		bool has_kind =
 		    c->nlines > 0 || !(starts(c->cur.text, "---") || starts(c->cur.text, "==="));

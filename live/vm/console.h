@@ -26,14 +26,15 @@
 #define CONSOLE_REPORT_LINES 160
 
 struct console_report {
-	char kind[24];	  /* WARNING, BUG, KASAN, lockdep, maple, Oops, panic */
-	char title[192];  /* "WARNING in dup_mmap", "KASAN: slab-use-after-free in ..." */
-	char frame[96];	  /* the function blamed, or "" */
-	char where[160];  /* "kernel/fork.c:712" when the kernel named it, else "" */
-	char program[64]; /* the program marked last before it, or "" */
-	char *text;	  /* the report's lines, time stamps removed (malloc'd) */
+	char kind[24];	   /* WARNING, BUG, KASAN, lockdep, maple, Oops, panic */
+	char title[192];   /* "WARNING in dup_mmap", "KASAN: slab-use-after-free in ..." */
+	char frame[96];	   /* the function blamed, or "" */
+	char where[160];   /* "kernel/fork.c:712" when the kernel named it, else "" */
+	char program[256]; /* the program marked last before it, or "" */
+	char *text;	   /* the report's lines, time stamps removed (malloc'd) */
 	size_t len;
-	char *prog; /* "target fuzz_mm" and the operations marked, or NULL (malloc'd) */
+	char *prog;  /* "target fuzz_mm" and the operations marked, or NULL (malloc'd) */
+	double at_s; /* when it came, for the one reading the console (0 here) */
 };
 
 /* Lines kept from before a report's first line (a VMA's dump precedes
@@ -41,7 +42,7 @@ struct console_report {
 #define CONSOLE_BEFORE_LINES 6
 
 struct console {
-	char program[64];
+	char program[256];
 	bool in_report, in_trace;
 	unsigned nlines;
 	unsigned since; /* lines since the last report ended */

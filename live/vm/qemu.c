@@ -95,7 +95,9 @@ struct reader {
 	double t0, started_at;
 	void (*on_report)(void *arg, struct console_report *r);
 	void *arg;
+	const char *stop_at;
 	unsigned reports;
+	bool stop; /* a report the options stop at came */
 };
 
 static void deliver(struct reader *r)
@@ -104,6 +106,9 @@ static void deliver(struct reader *r)
 
 	while (console_take(&r->con, &rep)) {
 		r->reports++;
+		rep.at_s = now_s() - r->t0;
+		if (r->stop_at && strstr(rep.title, r->stop_at))
+			r->stop = true;
 		if (r->on_report) {
 			r->on_report(r->arg, &rep);
 		} else {
@@ -196,6 +201,8 @@ static bool boot(const struct vm_opts *o, const char *accel, struct reader *r,
 			if (got <= 0)
 				break; /* qemu has gone */
 			feed(r, data, (size_t)got);
+			if (r->stop)
+				break;
 		}
 	}
 	if (r->n) {
@@ -212,7 +219,9 @@ static bool boot(const struct vm_opts *o, const char *accel, struct reader *r,
 		return false;
 	console_end(&r->con);
 	deliver(r);
-	if (r->ended) {
+	if (r->stop) {
+		res->end = VM_STOPPED;
+	} else if (r->ended) {
 		res->end = r->end;
 		res->status = r->status;
 	} else if (timed_out) {
@@ -250,6 +259,7 @@ void vm_run(const struct vm_opts *o, void (*on_report)(void *arg, struct console
 		r.on_report = on_report;
 		r.arg = arg;
 		r.echo = o->echo;
+		r.stop_at = o->stop_at;
 		r.t0 = now_s();
 		if (o->log && !(r.log = fopen(o->log, "w"))) {
 			res->end = VM_NO_BOOT;

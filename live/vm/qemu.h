@@ -21,8 +21,10 @@ struct vm_opts {
 	const char *log;       /* the whole console, or NULL */
 	const char *accel;     /* "kvm", "tcg", or NULL: KVM if it works, else TCG */
 	unsigned mem_mb, cpus;
-	unsigned timeout_s; /* the whole run, boot included */
-	bool echo;	    /* the console to stdout as it comes */
+	unsigned timeout_s;  /* the whole run, boot included */
+	bool echo;	     /* the console to stdout as it comes */
+	const char *stop_at; /* stop the guest at the first report whose title
+			      * has this in it ("": any), or NULL */
 };
 
 enum vm_end {
@@ -31,6 +33,7 @@ enum vm_end {
 	VM_TIMEOUT,  /* the run's time was up */
 	VM_CRASHED,  /* the guest stopped without the job's end (a panic) */
 	VM_NO_BOOT,  /* qemu could not start the guest */
+	VM_STOPPED,  /* stopped at a report (opts.stop_at) */
 };
 
 struct vm_result {
@@ -44,7 +47,7 @@ struct vm_result {
 };
 
 /* Boot, run, read: every report goes to @on_report as it completes (the
- * callee owns its text). */
+ * callee owns its text), its at_s set to the seconds since the start. */
 void vm_run(const struct vm_opts *o, void (*on_report)(void *arg, struct console_report *r),
 	    void *arg, struct vm_result *res);
 /* Whether /dev/kvm is there to be tried. */

@@ -3,6 +3,7 @@
 #include "conform_model.h"
 #include "conform_ops.h"
 #include "fuzz/as/model_backend.h"
+#include "mm/kver.h"
 #include "mm/mlock.h"
 #include "mm/page.h"
 #include "mm/rollup.h"
@@ -133,18 +134,19 @@ static bool remap_elsewhere(struct mm *mm, const struct mm_call *c)
 	return next && next->start < v->end + (c->to_len - c->len);
 }
 
-/* The mremap is one where 6.12 (the model's reference) and this machine's
- * 6.18 differ: a move of the same size to a fixed address whose old range
- * is not one VMA's (6.17 moves every VMA in it), or a fixed or dontunmap
- * move whose old range is not inside one VMA (6.17 checks the source, and
- * the overlap, before it unmaps anything), a dontunmap move of an unfaulted
- * VMA next to itself (6.18 merges the copy with the kept source, 6.12 does
- * not), or a dontunmap move of part of a locked VMA (6.18 unlocks all of
- * it, and counts locked_vm wrong). */
+/* The mremap is one where 6.12 (the model's mremap) and the kernel since
+ * 6.17 (this machine's 6.18) differ, when the model follows such a kernel: a move of the same size
+ * to a fixed address whose old range is not one VMA's (6.17 moves every VMA in it), or a fixed or
+ * dontunmap move whose old range is not inside one VMA (6.17 checks the source, and the overlap,
+ * before it unmaps anything), a dontunmap move of an unfaulted VMA next to itself (6.18 merges the
+ * copy with the kept source, 6.12 does not), or a dontunmap move of part of a locked VMA (6.18
+ * unlocks all of it, and counts locked_vm wrong). */
 static bool remap_618(struct mm *mm, const struct mm_call *c)
 {
 	struct vma *v;
 
+	if (mm->kver < KVER(6, 17, 0))
+		return false; /* the kernel's mremap is the model's */
 	if (c->code != MMF_OP_MREMAP || !(c->a.remap_flags & 6))
 		return false; /* not mremap_to */
 	v = mm_vma_at(mm, c->start);

@@ -81,8 +81,9 @@ const char *conform_op_refuses(const struct prog_desc *d, const struct prog_op *
 const char *conform_prog_refuses(const struct prog_desc *d, const struct prog *p, bool repro,
 				 char *buf, size_t len)
 {
-	/* no_zero_page is the kernel's to say (conform and repro follow it) */
-	if (p->config & ~MM_CONFIG_NO_ZERO_PAGE) {
+	/* no_zero_page and the version are the kernel's to say (conform and
+	 * repro follow it) */
+	if (p->config & ~MM_CONFIG_KERNEL) {
 		snprintf(buf, len, "config bits %#x have no real counterpart", p->config);
 		return buf;
 	}

@@ -4,7 +4,20 @@
 #include "conform_ops.h"
 #include "live_backend.h"
 
+#include "mm/kver.h"
+
 #include <stdio.h>
+#include <sys/utsname.h>
+
+unsigned conform_probe_kver(void)
+{
+	struct utsname u;
+	unsigned v;
+
+	if (uname(&u) || !kver_parse(u.release, &v))
+		return KVER_NEWEST;
+	return kver_known(v);
+}
 
 int conform_probe_zero_page(void)
 {

@@ -6,6 +6,7 @@
 #include "fuzz/as/as_diff.h"
 #include "fuzz/as/model_backend.h"
 #include "fuzz/prog/mm_ops.h"
+#include "mm/kver.h"
 #include "live_backend.h"
 #include "runtime/check.h"
 
@@ -420,6 +421,7 @@ enum conform_outcome conform_run(const struct prog_desc *d, struct prog *p, cons
 	r.model = as_model.open(err, sizeof(err));
 	if (r.model) {
 		as_model_forbid_zeropage(r.model, o->no_zero_page);
+		as_model_set_kver(r.model, o->kver ? o->kver : KVER_NEWEST);
 		r.live = as_live.open(err, sizeof(err));
 		if (!r.live)
 			as_model.close(r.model);

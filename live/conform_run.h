@@ -31,6 +31,7 @@ struct conform_opts {
 	bool no_rollup;	   /* --no-rollup: smaps_rollup not compared */
 	bool rollup_last;  /* smaps_rollup compared after the last operation only */
 	bool no_zero_page; /* the model forbids the zero page (the probe, or forced) */
+	unsigned kver;	   /* the version the model follows (the probe, or forced); 0: newest */
 	bool mark;	   /* --mark: "vmafuzz: op <op>" on stderr before each runs */
 };
 

@@ -191,7 +191,8 @@ static void setup(void)
 	if (zero < 0)
 		unusable("%s", "this kernel cannot run programs here (said above)");
 	fc.o.no_zero_page = !zero; /* the model does as this kernel does */
-	fc.o.rollup_last = true;   /* (why: fidelity.md, fuzz_conform) */
+	fc.o.kver = conform_probe_kver();
+	fc.o.rollup_last = true; /* (why: fidelity.md, fuzz_conform) */
 	fc.capture = memfd_create("fuzz_conform-report", MFD_CLOEXEC);
 	fc.saved_stdout = dup(STDOUT_FILENO);
 	if (fc.capture < 0 || fc.saved_stdout < 0)

@@ -4,6 +4,7 @@
 
 #include "conform_model.h"
 #include "conform_ops.h"
+#include "conform_probe.h"
 #include "fuzz/as/model_backend.h"
 #include "fuzz/prog/mm_ops.h"
 #include "race_bounds.h"
@@ -180,7 +181,7 @@ bool race_plan_make(const struct prog_desc *d, const struct prog *p, bool no_zer
 
 	memset(plan, 0, sizeof(*plan));
 	plan->nthreads = 1;
-	if (p->config & ~MM_CONFIG_NO_ZERO_PAGE) {
+	if (p->config & ~MM_CONFIG_KERNEL) {
 		snprintf(why, whylen, "config bits %#x have no real counterpart", p->config);
 		return false;
 	}
@@ -191,6 +192,7 @@ bool race_plan_make(const struct prog_desc *d, const struct prog *p, bool no_zer
 	if (!pl.model)
 		return false;
 	as_model_forbid_zeropage(pl.model, no_zero_page);
+	as_model_set_kver(pl.model, conform_probe_kver());
 	/* the setup (t0), then the racing threads */
 	for (unsigned pass = 0; pass < 2 && ok; pass++) {
 		for (unsigned i = 0; i < p->nops && ok; i++) {

@@ -18,6 +18,7 @@
 #include "live/conform_ops.h"
 #include "live/conform_probe.h"
 #include "live/conform_run.h"
+#include "mm/kver.h"
 #include "live/live_backend.h"
 
 #include <errno.h>
@@ -362,6 +363,18 @@ int cmd_conform(int argc, char **argv)
 			i++;
 			continue;
 		}
+		if (!strcmp(a, "--model-version")) {
+			unsigned v;
+
+			if (i + 1 >= argc || !kver_parse(argv[i + 1], &v) || kver_known(v) != v)
+				return cmd_usage_error("conform",
+						       "--model-version takes a version the model "
+						       "knows (6.1 to the newest), not '%s'",
+						       i + 1 < argc ? argv[i + 1] : "");
+			o.run.kver = v;
+			i++;
+			continue;
+		}
 		if (!strcmp(a, "--model-zero-page")) {
 			if (i + 1 >= argc ||
 			    (strcmp(argv[i + 1], "yes") && strcmp(argv[i + 1], "no")))
@@ -388,6 +401,14 @@ int cmd_conform(int argc, char **argv)
 				       "");
 	if (o.print_random >= 0)
 		return run_random(nrandom, seed, (unsigned)nops, &o);
+	if (!o.run.kver) {
+		char v[16];
+
+		o.run.kver = conform_probe_kver();
+		kver_print(o.run.kver, v, sizeof(v));
+		if (o.mark)
+			fprintf(stderr, "vmafuzz: the model follows Linux %s\n", v);
+	}
 	if (!zero_page(&o))
 		return 2;
 	return nrandom ? run_random(nrandom, seed, (unsigned)nops, &o)

@@ -23,6 +23,7 @@
 #include "fuzz/prog/mm_ops.h"
 #include "live/conform_model.h"
 #include "live/conform_ops.h"
+#include "live/conform_probe.h"
 #include "runtime/check.h"
 #include "tools/repro/repro_emit.h"
 
@@ -110,6 +111,7 @@ static int record(const struct prog_desc *d, const struct prog *p, const struct 
 		return 2;
 	}
 	as_model_forbid_zeropage(model, no_zero_page);
+	as_model_set_kver(model, conform_probe_kver());
 	ctx.model = model;
 	check_set_context(repro_context, &ctx);
 	for (unsigned i = 0; i < p->nops && !status; i++) {

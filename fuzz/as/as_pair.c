@@ -246,6 +246,11 @@ static struct as_backend pair = {
     .dump = pair_dump,
 };
 
+void *as_pair_shadow(void *as)
+{
+	return ((struct pair *)as)->s;
+}
+
 const struct as_backend *as_pair(const struct as_backend *primary, const struct as_backend *shadow)
 {
 	P = primary;

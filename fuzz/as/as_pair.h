@@ -13,5 +13,7 @@
 #include "as_backend.h"
 
 const struct as_backend *as_pair(const struct as_backend *primary, const struct as_backend *shadow);
+/* The shadow's state of an open pair @as (to configure it). */
+void *as_pair_shadow(void *as);
 
 #endif

@@ -574,6 +574,14 @@ void as_model_forbid_zeropage(void *as, bool on)
 		s->mm[0]->forbids_zeropage = on;
 }
 
+void as_model_set_kver(void *as, unsigned kver)
+{
+	struct mmf_state *s = as;
+
+	if (s->mm[0])
+		s->mm[0]->kver = kver;
+}
+
 void as_model_files_hold_zeros(void *as)
 {
 	struct mmf_state *s = as;

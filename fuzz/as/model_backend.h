@@ -20,6 +20,9 @@ struct mmf_state {
 /* Process p0 of a fresh model (as_model.open) forbids the zero page, or
  * not (mm_forbids_zeropage, mm/types.h); the processes it forks inherit it. */
 void as_model_forbid_zeropage(void *as, bool on);
+/* Process p0 behaves as kernel version @kver (src/mm/kver.h), and so do the
+ * processes it forks. */
+void as_model_set_kver(void *as, unsigned kver);
 
 /* The model's files of a fresh model hold zeros until written, as new
  * memfds do, rather than their MMF_FILE_DATA (vmafuzz conform maps them as

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* fuzz_mm's operation table and the kernel values of its arguments (mm_ops.h). */
 #include "mm_ops.h"
+#include "mm/kver.h"
 
 /* The kernel's values (the model defines the same in mm/types.h). */
 #define K_PROT_READ 0x1
@@ -99,8 +100,21 @@ bool mmf_has_range(const struct prog_desc *d, unsigned code)
 
 /* no_zero_page: process p0 (and every process it forks) forbids the zero
  * page, as a kernel with mm_forbids_zeropage() does: a read fault of private
- * anonymous memory allocates a page (mm/types.h). */
-static const char *const mm_config[] = {"no_zero_page", NULL};
+ * anonymous memory allocates a page (mm/types.h). linux_6_1, linux_6_12,
+ * linux_6_18: the model behaves as that kernel version (mm_ops.h). */
+static const char *const mm_config[] = {"no_zero_page", "linux_6_1", "linux_6_12", "linux_6_18",
+					NULL};
+
+unsigned mm_config_kver(uint8_t config)
+{
+	if (config & MM_CONFIG_LINUX_6_1)
+		return KVER_BRANCH(6, 1);
+	if (config & MM_CONFIG_LINUX_6_12)
+		return KVER_BRANCH(6, 12);
+	if (config & MM_CONFIG_LINUX_6_18)
+		return KVER_BRANCH(6, 18);
+	return KVER_NEWEST;
+}
 
 const struct prog_desc mm_desc = {
     .target = "fuzz_mm",

@@ -55,8 +55,20 @@ enum mmf_code {
 	MMF_NOPS
 };
 
-/* fuzz_mm's config bits (fuzz_mm.c names them). */
+/* fuzz_mm's config bits (mm_ops.c names them). no_zero_page: the model
+ * forbids the zero page; linux_6_1, linux_6_12, linux_6_18: it behaves as
+ * the newest point release of that stable branch (src/mm/kver.h; with none,
+ * as the newest version it knows; the oldest named when several are). conform and repro take all of
+ * them from the running kernel instead. */
 #define MM_CONFIG_NO_ZERO_PAGE 0x1
+#define MM_CONFIG_LINUX_6_1 0x2
+#define MM_CONFIG_LINUX_6_12 0x4
+#define MM_CONFIG_LINUX_6_18 0x8
+#define MM_CONFIG_KERNEL                                                                           \
+	(MM_CONFIG_NO_ZERO_PAGE | MM_CONFIG_LINUX_6_1 | MM_CONFIG_LINUX_6_12 | MM_CONFIG_LINUX_6_18)
+
+/* The kernel version (KVER) a program's config bits name. */
+unsigned mm_config_kver(uint8_t config);
 
 /* mmap's kind and place, as the program names them. */
 enum mmf_kind { MMF_PRIVATE_ANON, MMF_SHARED_ANON, MMF_PRIVATE_FILE, MMF_SHARED_FILE };

@@ -7,15 +7,28 @@
  * kernel/vma/kvma_callers_<layout>.c), with the
  * model as its shadow (as_pair): after every call the same result and the
  * same VMAs (start, end, flags, page offset), the kernel's validate_mm and
- * the model's invariants. On one thread: the stubs' locks do nothing, so
- * the kernel's calls cannot interleave. The kernel side runs anonymous
- * memory of p0;
+ * the model's invariants, the model following the tree's version. On one thread: the stubs' locks
+ * do nothing, so the kernel's calls cannot interleave. The kernel side runs anonymous memory of p0;
  * every other operation is refused and runs on neither (docs/kernel.md).
  */
 #include "fuzz/as/as_pair.h"
+#include "fuzz/as/model_backend.h"
 #include "fuzz/targets/mm_run.h"
 #include "fuzz/targets/target.h"
 #include "kvma_backend.h"
+#include "mm/kver.h"
+
+/* The model follows the tree's version, whatever the program's config
+ * names: the kernel side is that version's code. */
+static void kfuzz_vma_configure(struct mm_exec *m, uint8_t config)
+{
+	unsigned v;
+
+	(void)config;
+	if (!kver_parse(kvma_tree_release, &v))
+		v = KVER_NEWEST;
+	as_model_set_kver(as_pair_shadow(m->as), kver_known(v));
+}
 
 static int kfuzz_vma_run(const uint8_t *data, size_t size)
 {
@@ -23,6 +36,7 @@ static int kfuzz_vma_run(const uint8_t *data, size_t size)
 	    .desc = &mm_seq_desc,
 	    .backend = as_pair(&as_kernel_vma, &as_model),
 	    .fork_code = MMF_OP_FORK,
+	    .configure = kfuzz_vma_configure,
 	};
 
 	return mm_run_program(&t, data, size);

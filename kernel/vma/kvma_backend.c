@@ -257,6 +257,9 @@ static bool kv_absorbs(const struct mm_call *c)
 	return true;
 }
 
+/* given by kernel/vma/vma.mk, from the tree's `make kernelversion` */
+const char kvma_tree_release[] = KVMA_TREE_RELEASE;
+
 const struct as_backend as_kernel_vma = {
     .name = "kernel-vma",
     .absorbs = kv_absorbs,

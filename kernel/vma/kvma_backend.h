@@ -5,6 +5,7 @@
  * Process p0 only, anonymous memory only: mmap (fixed, noreplace, hint),
  * munmap, mprotect, madvise dontneed (no pages: a check of the VMAs only),
  * dontfork, dofork, wipeonfork, keeponfork. Everything else is refused.
+ * The model that shadows it follows the tree's version (kfuzz_vma.c).
  */
 #ifndef VMAFUZZ_KVMA_BACKEND_H
 #define VMAFUZZ_KVMA_BACKEND_H
@@ -12,5 +13,8 @@
 #include "fuzz/as/as_backend.h"
 
 extern const struct as_backend as_kernel_vma;
+
+/* The release of the tree this backend was built from ("6.12.118"). */
+extern const char kvma_tree_release[];
 
 #endif

@@ -106,7 +106,8 @@ $(KOBJ)/kernel-$(1)/kvma_backend.o: kernel/vma/kvma_backend.c kernel/vma/kvma_ba
 		kernel/vma/kvma.h kernel/maple/kmt.h $(KOBJ)/kernel-$(1)/.vma-flags $(KVMA_CONFIG)
 	@mkdir -p $$(@D)
 	$$(call msg,CC,[kernel-$(1)] $$<)
-	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KNOCMP_$(1)) -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
+	$$(Q)$$(CC_$(1)) $$(BASE_CFLAGS) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(KNOCMP_$(1)) \
+		-DKVMA_TREE_RELEASE='"$(KTREE_VERSION)"' -MMD -MP -c $$< -o $$@ && echo '$$<:' >>$$(@:.o=.d)
 
 .PHONY: kernel-vma-objs-$(1)
 kernel-vma-objs-$(1): $(call kernel_vma_objs,$(1))

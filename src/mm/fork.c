@@ -276,6 +276,7 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 	child->users = 1;
 	child->max_map_count = parent->max_map_count;
 	child->forbids_zeropage = parent->forbids_zeropage;
+	child->kver = parent->kver;
 	mmap_write_lock(&parent->lock);
 	if (o->check)
 		mm_snapshot_take(parent, &before);
@@ -300,6 +301,7 @@ int mm_fork(struct mm *parent, unsigned child_id, const struct fork_opts *o, str
 			other->users = 1;
 			other->max_map_count = parent->max_map_count;
 			other->forbids_zeropage = parent->forbids_zeropage;
+			other->kver = parent->kver;
 		}
 
 		if (other && !build_child(parent, other,

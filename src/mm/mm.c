@@ -2,6 +2,7 @@
 /* mm and VMA objects, lookups, usage and the dump (mm.h). */
 #include "mm/mm.h"
 
+#include "mm/kver.h"
 #include "mm/types.h"
 #include "runtime/alloc.h"
 #include "runtime/check.h"
@@ -26,6 +27,7 @@ struct mm *mm_create(unsigned id, uint64_t mmap_min, uint64_t mmap_max)
 	mt_init(&mm->ptes);
 	mmap_lock_init(&mm->lock, "mmap_lock");
 	mm->max_map_count = MM_MAX_MAP_COUNT;
+	mm->kver = KVER_NEWEST;
 	mm->count = 1;
 	mm->mmap_min = mmap_min;
 	mm->mmap_max = mmap_max;

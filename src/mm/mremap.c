@@ -4,6 +4,7 @@
 
 #include "mm/anon.h"
 #include "mm/file.h"
+#include "mm/kver.h"
 #include "mm/mlock.h"
 #include "mm/mm.h"
 #include "mm/mmap.h"
@@ -138,16 +139,21 @@ static uint64_t move_entries(struct vma *src, uint64_t from, uint64_t to, uint64
 }
 
 /* MREMAP_DONTUNMAP's end: the source, now empty, is unlocked and, when it is
- * the whole range, leaves its anon_vmas. Its pgoff stays what it was, even
- * where an earlier move made it differ from its start: so it merges with a
- * new neighbour only where that pgoff follows on (6.12 and this machine's
- * 6.18 alike; corpus/fuzz_mm/conform_dontunmap_pgoff.txt). */
+ * the whole range, leaves its anon_vmas. An anonymous one is then unfaulted
+ * and takes the pgoff of its start where the version has that change
+ * (KV_DONTUNMAP_UNFAULTED_PGOFF); elsewhere its pgoff stays what it was,
+ * even where an earlier move made it differ from its start, so it merges
+ * with a new neighbour only where that pgoff follows on
+ * (corpus/fuzz_mm/conform_dontunmap_pgoff.txt shows both). */
 static void dontunmap_complete(struct vma *v, uint64_t start, uint64_t end)
 {
 	vma_start_write(&v->lock, &v->mm->lock);
 	mlock_clear_vma(v);
-	if (v->start == start && v->end == end)
+	if (v->start == start && v->end == end) {
 		unlink_anon_vmas(v);
+		if (!v->file && kver_has(v->mm->kver, KV_DONTUNMAP_UNFAULTED_PGOFF))
+			v->pgoff = v->start >> PAGE_SHIFT;
+	}
 }
 
 /* The source's VM_ACCOUNT goes while it is unmapped and comes back on the

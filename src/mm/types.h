@@ -145,7 +145,8 @@ struct mm {
 	 * PVM guest booted with pvm_no_zero_page=1; s390 with KVM guests); a
 	 * fork passes it on. */
 	bool forbids_zeropage;
-	uint64_t fault_changes;	   /* changes made by faults (they run beside fork) */
+	unsigned kver;		/* the kernel version it behaves as (kver.h); a fork passes it on */
+	uint64_t fault_changes; /* changes made by faults (they run beside fork) */
 	struct mm_watch *watchers; /* told of every change to a mapping or entry */
 };
 

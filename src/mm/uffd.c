@@ -2,6 +2,7 @@
 /* userfaultfd contexts (uffd.h). */
 #include "mm/uffd.h"
 
+#include "mm/kver.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/types.h"
@@ -112,7 +113,8 @@ static void wp_resolve(struct vma *v, uint64_t start, uint64_t end)
  * Set (ctx, flags) on every VMA of [start, end) (holes between them are
  * passed over), merging and splitting as vma_modify does, but for VMAs of
  * @ctx that have every flag of @set already (they keep the modes they have,
- * as the kernel's); with @only, on that context's VMAs alone.
+ * as the kernel's); with @only, on that context's VMAs alone, and with
+ * neither @set nor @only on every registered VMA.
  */
 static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint64_t clear,
 		 struct uffd_ctx *ctx, struct uffd_ctx *only)
@@ -135,7 +137,9 @@ static int apply(struct mm *mm, uint64_t start, uint64_t end, uint64_t set, uint
 			at = stop;
 			continue;
 		}
-		if (!only || v->uffd == only) {
+		/* unregistering (no @set) passes over VMAs of no context, as
+		 * the kernel's loop skips them */
+		if (only ? v->uffd == only : set || v->uffd) {
 			if (!set)
 				wp_resolve(v, at, stop); /* unregistered */
 			err = vma_modify(v, at, stop, (v->flags & ~clear) | set, ctx, &res);
@@ -188,11 +192,13 @@ int uffd_unregister(struct uffd_ctx *ctx, uint64_t start, uint64_t len)
 	if (mm->dead)
 		return -ENOMEM; /* mmget_not_zero fails: the process has exited */
 	mmap_write_lock(&mm->lock);
-	/* userfaultfd_unregister: some VMA in the range, or -EINVAL; and none
-	 * another context's ("userfaultfd: prevent unregistering VMAs through
-	 * a different userfaultfd", 2025; found by vmafuzz conform on 6.18) */
+	/* userfaultfd_unregister: some VMA in the range, or -EINVAL; and, where
+	 * the version has that change (KV_UFFD_UNREGISTER_OWN_CTX; found by
+	 * vmafuzz conform on 6.18), none another context's: before, this
+	 * context unregisters the others' VMAs too */
 	err = mm_find_vma(mm, start) && mm_find_vma(mm, start)->start < start + len ? 0 : -EINVAL;
-	for (uint64_t at = start; !err && at < start + len;) {
+	for (uint64_t at = start;
+	     !err && at < start + len && kver_has(mm->kver, KV_UFFD_UNREGISTER_OWN_CTX);) {
 		struct vma *v = mm_find_vma(mm, at);
 
 		if (!v || v->start >= start + len)
@@ -202,7 +208,8 @@ int uffd_unregister(struct uffd_ctx *ctx, uint64_t start, uint64_t len)
 		at = v->end;
 	}
 	if (!err)
-		err = apply(mm, start, start + len, 0, VM_UFFD_FLAGS, NULL, ctx);
+		err = apply(mm, start, start + len, 0, VM_UFFD_FLAGS, NULL,
+			    kver_has(mm->kver, KV_UFFD_UNREGISTER_OWN_CTX) ? ctx : NULL);
 	mmap_write_unlock(&mm->lock);
 	return err;
 }

@@ -4,6 +4,7 @@
 
 #include "mm/anon.h"
 #include "mm/file.h"
+#include "mm/kver.h"
 #include "mm/page.h"
 #include "mm/types.h"
 #include "mm/vma.h"
@@ -117,8 +118,9 @@ static bool fork_child(const struct vma *v)
  * mremap fix: a neighbour @tgt without an anon_vma may take a range that has
  * one (it will share it) unless the range's VMA or the VMA it is copied from
  * is a fork child; a neighbour with one may take a range without one unless
- * it is a fork child itself; two anon_vmas must be the same. 6.12 differs
- * only in refusing the first case (docs/fidelity.md). vmafuzz conform found
+ * it is a fork child itself; two anon_vmas must be the same. Kernels
+ * before 6.16 refuse the first case (kver.h's KV_ANON_MERGE_INTO_UNFAULTED;
+ * docs/fidelity.md). vmafuzz conform found
  * the second case (a new mapping next to a forked child's VMA) merging in
  * the model.
  */
@@ -132,7 +134,8 @@ static bool anon_mergeable(const struct vma *tgt, const struct merge_range *m)
 	return true;
 #endif
 	if (!tgt->anon_vma && m->anon_vma)
-		return !fork_child(m->vma) && !fork_child(m->copied_from);
+		return kver_has(tgt->mm->kver, KV_ANON_MERGE_INTO_UNFAULTED) &&
+		       !fork_child(m->vma) && !fork_child(m->copied_from);
 	if (tgt->anon_vma && !m->anon_vma)
 		return !fork_child(tgt);
 	return tgt->anon_vma == m->anon_vma;

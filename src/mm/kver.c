@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The rules that differ between kernel versions, in one table (kver.h). */
+#include "mm/kver.h"
+
+#include <stdio.h>
+
+/*
+ * Where a backport's first point release is not known, the one given is
+ * the first seen to have it (a Debian tree), and what the model follows
+ * for older point releases of that branch may be wrong.
+ */
+const struct kver_rule_desc kver_rules[KV_NRULES] = {
+    /* is_mergeable_anon_vma: before, a neighbour without an anon_vma
+     * (an empty chain, never "singular") refused a range that had one */
+    [KV_ANON_MERGE_INTO_UNFAULTED] = {"anon_merge_into_unfaulted",
+				      KVER(6, 16, 0),
+				      {0},
+				      "mm/vma: fix incorrectly disallowed anonymous VMA merges"},
+    /* move_vma's MREMAP_DONTUNMAP end: after unlink_anon_vmas the source
+     * is unfaulted, and unfaulted anonymous VMAs keep pgoff == start;
+     * 6.18.44 (this machine) keeps the pgoff it had */
+    [KV_DONTUNMAP_UNFAULTED_PGOFF] = {"dontunmap_unfaulted_pgoff",
+				      KVER(7, 0, 0),
+				      {KVER(6, 1, 192), KVER(6, 12, 118)},
+				      "mm/mremap: the unfaulted DONTUNMAP source takes the "
+				      "pgoff of its start"},
+    /* userfaultfd_unregister: before, its loop cleared every registered
+     * VMA of the range, whichever context it was registered with; first
+     * seen in 6.18.44 (6.12.118 and 6.1.192 lack it) */
+    [KV_UFFD_UNREGISTER_OWN_CTX] = {"uffd_unregister_own_ctx",
+				    KVER(6, 18, 0),
+				    {0},
+				    "userfaultfd: prevent unregistering VMAs through a "
+				    "different userfaultfd"},
+};
+
+bool kver_has(unsigned v, enum kver_rule rule)
+{
+	const struct kver_rule_desc *r = &kver_rules[rule];
+
+	v = kver_known(v);
+	if (v >= r->since)
+		return true;
+	for (unsigned i = 0; i < KVER_BACKPORTS && r->backports[i]; i++)
+		if ((v >> 16) == (r->backports[i] >> 16) && v >= r->backports[i])
+			return true;
+	return false;
+}
+
+/* Up to @max decimal digits at *s into *n; false when there are none. */
+static bool number(const char **s, unsigned max, unsigned *n)
+{
+	unsigned k = 0;
+
+	*n = 0;
+	for (; **s >= '0' && **s <= '9' && k < max; (*s)++, k++)
+		*n = *n * 10 + (unsigned)(**s - '0');
+	return k > 0 && !(**s >= '0' && **s <= '9');
+}
+
+bool kver_parse(const char *s, unsigned *v)
+{
+	unsigned major, minor, patch = 0;
+
+	if (!number(&s, 2, &major) || *s++ != '.' || !number(&s, 3, &minor))
+		return false;
+	if (*s == '.' && (s++, !number(&s, 5, &patch)))
+		return false;
+	if (!major || minor > 255 || patch > 0xfffe || (*s && *s != '-' && *s != '+'))
+		return false;
+	*v = KVER(major, minor, patch);
+	return true;
+}
+
+unsigned kver_known(unsigned v)
+{
+	return v < KVER_OLDEST ? KVER_OLDEST : v > KVER_NEWEST ? KVER_NEWEST : v;
+}
+
+void kver_print(unsigned v, char *out, size_t len)
+{
+	if (KVER_PATCH(v) == 0xffff)
+		snprintf(out, len, "%u.%u", KVER_MAJOR(v), KVER_MINOR(v));
+	else
+		snprintf(out, len, "%u.%u.%u", KVER_MAJOR(v), KVER_MINOR(v), KVER_PATCH(v));
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Which kernel's behaviour the model follows. An mm carries a version
+ * (the processes it forks inherit it); where kernels of different versions
+ * give different results for the same calls, the model asks kver_has()
+ * whether the version it follows has the change, and every such change is
+ * one rule of kver.c's table: the mainline release it came in, the stable
+ * releases it was backported to, and the upstream change's title.
+ * docs/fidelity.md lists the rules with a program that shows each.
+ *
+ * A version is KVER(major, minor, patch): the patch level counts because
+ * fixes reach the stable branches (6.1.y, 6.12.y) in their point releases.
+ * The model knows the versions from KVER_OLDEST to KVER_NEWEST; an older
+ * one is followed as the oldest, a newer one as the newest (kver_known).
+ */
+#ifndef VMAFUZZ_KVER_H
+#define VMAFUZZ_KVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define KVER(major, minor, patch)                                                                  \
+	((unsigned)(major) << 24 | (unsigned)(minor) << 16 | (unsigned)(patch))
+#define KVER_MAJOR(v) ((v) >> 24)
+#define KVER_MINOR(v) (((v) >> 16) & 0xff)
+#define KVER_PATCH(v) ((v)&0xffff)
+/* the newest point release of a branch: "6.12" as a program names it */
+#define KVER_BRANCH(major, minor) KVER(major, minor, 0xffff)
+#define KVER_OLDEST KVER(6, 1, 0)
+#define KVER_NEWEST KVER_BRANCH(7, 3)
+
+enum kver_rule {
+	/* a VMA without an anon_vma may take in a range with one */
+	KV_ANON_MERGE_INTO_UNFAULTED,
+	/* MREMAP_DONTUNMAP's whole source, left unfaulted, gets the pgoff of
+	 * its start */
+	KV_DONTUNMAP_UNFAULTED_PGOFF,
+	/* UFFDIO_UNREGISTER refuses a range with another context's VMA */
+	KV_UFFD_UNREGISTER_OWN_CTX,
+	KV_NRULES
+};
+
+#define KVER_BACKPORTS 4
+
+struct kver_rule_desc {
+	const char *name;		    /* as docs/fidelity.md names it */
+	unsigned since;			    /* the first mainline release with it */
+	unsigned backports[KVER_BACKPORTS]; /* point releases of older branches with it */
+	const char *change;		    /* the upstream change, by its title */
+};
+
+extern const struct kver_rule_desc kver_rules[KV_NRULES];
+
+/* Whether version @v has @rule's change. */
+bool kver_has(unsigned v, enum kver_rule rule);
+
+/* "6.12", "6.12.118", "6.18.44-fc-v1300" (what uname's release begins
+ * with) into *v, a missing patch level read as 0; false for anything else. */
+bool kver_parse(const char *s, unsigned *v);
+
+/* @v as the model follows it: KVER_OLDEST for anything older, KVER_NEWEST
+ * for anything newer, the version itself otherwise. */
+unsigned kver_known(unsigned v);
+
+/* "6.12.118"; "6.12" for a branch's newest (KVER_BRANCH). */
+void kver_print(unsigned v, char *out, size_t len);
+
+#endif

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The model by kernel version (src/mm/kver.h): every rule of kver.c's table
+# has a program, corpus/fuzz_mm/version_<rule>.txt, whose line
+# "# last: 6.1=R 6.12=R 6.18=R newest=R" says what its last operation
+# returns in the model as each version; each is replayed with the config
+# that names the version (none for the newest) and must return that, so
+# a rule that no longer applies, or applies where it should not, fails.
+# The check is shown firing on a program whose line is wrong, and every
+# rule is listed in docs/fidelity.md. Run by ./build.sh test with OUT and
+# ROOT set.
+set -u
+cd "$ROOT"
+. tests/shlib
+R="$OUT/replay/fuzz_mm"
+
+# last PROGRAM CONFIG: the result of PROGRAM's last operation with CONFIG
+last() {
+	{
+		sed -n '/^target /p' "$1"
+		[ -n "$2" ] && echo "config $2"
+		grep -v '^target \|^#' "$1"
+	} >"$T/variant.txt"
+	"$R" -v "$T/variant.txt" 2>&1 | grep '  = ' | tail -n 1 | sed 's/.*  = //'
+}
+
+# check PROGRAM: each version's result as its "# last:" line says; the
+# versions that differ on stdout
+check() {
+	local f=$1 want v cfg got wrong=0
+	for pair in $(sed -n 's/^# last: //p' "$f"); do
+		v=${pair%%=*} want=${pair#*=}
+		case $v in
+		newest) cfg= ;;
+		*) cfg=linux_${v//./_} ;;
+		esac
+		got=$(last "$f" "$cfg")
+		if [ "$got" != "$want" ]; then
+			echo "$v: $got, not $want"
+			wrong=1
+		fi
+	done
+	return $wrong
+}
+
+rules=$(sed -n 's/^ *\[KV_[A-Z_0-9]*\] = {"\([a-z_0-9]*\)".*/\1/p' src/mm/kver.c)
+[ -n "$rules" ] && ok || bad "no rules read from src/mm/kver.c"
+for r in $rules; do
+	f=corpus/fuzz_mm/version_$r.txt
+	if [ ! -f "$f" ]; then
+		bad "rule $r has no program $f"
+		continue
+	fi
+	[ "$(sed -n 's/^# last: //p' "$f" | wc -w)" -ge 4 ] && ok || bad "$f: no '# last:' line for 6.1, 6.12, 6.18, newest"
+	if out=$(check "$f"); then ok; else bad "$f: $out"; fi
+	grep -q "\`$r\`" docs/fidelity.md && ok || bad "docs/fidelity.md does not list the rule \`$r\`"
+done
+
+# firing: a line that says the wrong result for 6.12 is caught
+f=corpus/fuzz_mm/version_anon_merge_into_unfaulted.txt
+sed 's/^# last: 6.1=\([^ ]*\) 6.12=[^ ]*/# last: 6.1=\1 6.12=0x200000010000/' "$f" >"$T/wrong.txt"
+if out=$(check "$T/wrong.txt"); then
+	bad "a wrong '# last:' line passed"
+else
+	grep -q '^6.12: -EFAULT, not 0x200000010000$' <<<"$out" && ok || bad "the wrong line's report: $out"
+fi
+finish

@@ -1159,12 +1159,12 @@ static void trace_op(struct mtree_state *s, const struct prog_op *op, const stru
 				res->at + (res->size - 1));
 		break;
 	case OP_ERASE_LOCKED:
-		if (res->ran)
-			fputs(!res->size ? " = nothing there"
-			      : res->err ? " = nothing erased (its allocation failed)"
-					 : " = erased",
-			      prog_trace);
-		/* fall through */
+		fputs(!res->ran	   ? " skipped (the backend lacks it)"
+		      : !res->size ? " = nothing there"
+		      : res->err   ? " = nothing erased (its allocation failed)"
+				   : " = erased",
+		      prog_trace);
+		break;
 	case OP_DESTROY_LOCKED:
 	case OP_DUP_LOCKED:
 	case OP_WALK_BY:

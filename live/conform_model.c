@@ -175,9 +175,10 @@ const char *conform_model_skip(void *model, const struct mm_call *c)
 	/* what the calls will look at, under the mmap lock as they do */
 	mmap_read_lock(&mm->lock);
 	if (remap_618(mm, c))
-		why = "an mremap where 6.12 (the model) and 6.18 differ: a move from a range that "
-		      "is not inside one VMA, a kept unfaulted source next to its copy, or a kept "
-		      "part of a locked VMA (docs/fidelity.md)";
+		why =
+		    "an mremap where 6.12 (the model) and 6.17 on differ: a move from a range that "
+		    "is not inside one VMA, a kept unfaulted source next to its copy, or a kept "
+		    "part of a locked VMA (docs/fidelity.md)";
 	else if (remap_elsewhere(mm, c))
 		why = "mremap moves the range to an address the kernel picks itself; the model "
 		      "picks another";

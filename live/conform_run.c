@@ -233,6 +233,25 @@ static enum conform_outcome compare_procs(struct run *r, enum show show)
 	return res;
 }
 
+/* One more operation refused for @why (a sentence of the refusing code's;
+ * the last slot takes the reasons past the others). */
+static void count_refusal(struct conform_tally *t, const char *why)
+{
+	unsigned i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nrefused && strcmp(t->refused[i].why, why); i++)
+		;
+	if (i == t->nrefused) {
+		if (i == CONFORM_REASONS)
+			i--;
+		else
+			t->refused[t->nrefused++].why = why;
+	}
+	t->refused[i].n++;
+}
+
 /* The operation's call, resolved on the model, and why it cannot run for
  * real (NULL: it can); a random program gets another operation instead. */
 static const char *resolve_op(struct run *r, struct prog_op *op, const struct conform_regen *regen,
@@ -245,6 +264,8 @@ static const char *resolve_op(struct run *r, struct prog_op *op, const struct co
 			conform_model_resolve(r->model, r->d, op, c);
 			skip = conform_model_skip(r->model, c);
 		}
+		if (skip)
+			count_refusal(r->t, skip);
 		if (!skip || !regen || tries == 64)
 			return skip;
 		regen->fn(regen->arg, op);
@@ -344,6 +365,24 @@ static bool same_reads(struct run *r, unsigned proc, const uint64_t *m, const ui
 	return !bad;
 }
 
+/* After a fork: the forking process holds as many userfaultfds on both
+ * sides (its monitor's new contexts, one per context with the fork event
+ * that registered a VMA the child got: none when the fork failed). */
+static enum conform_outcome compare_fds(struct run *r, unsigned proc, enum show show)
+{
+	int m = as_model_open_fds(r->model, proc), k = as_live_open_fds(r->live, proc);
+
+	if (k < 0) {
+		fprintf(stderr, "vmafuzz conform: %s: operation %u: cannot count p%u's fds\n",
+			r->name, r->step, proc % MMF_MAX_PROCS);
+		return CONFORM_FAILED;
+	}
+	if (show == SHOW_ALL || (show == SHOW_DIFFERENT && m != k))
+		printf("  p%u: open userfaultfds: model %d, kernel %d%s\n", proc % MMF_MAX_PROCS, m,
+		       k, m == k ? "" : "   <== differs");
+	return m == k ? CONFORM_AGREE : CONFORM_DIFFER;
+}
+
 /* One operation on both sides, compared: AGREE, DIFFER (printed), SKIPPED
  * (@why says why) or FAILED. */
 static enum conform_outcome run_step(struct run *r, struct prog_op *op,
@@ -393,10 +432,14 @@ static enum conform_outcome run_step(struct run *r, struct prog_op *op,
 		  : CONFORM_DIFFER;
 	if (res == CONFORM_AGREE)
 		res = compare_procs(r, SHOW_NONE);
+	if (res == CONFORM_AGREE && c.code == MMF_OP_FORK)
+		res = compare_fds(r, c.a.proc, SHOW_NONE);
 	if (res == CONFORM_FAILED)
 		return res;
 	if (r->o->verbose || res == CONFORM_DIFFER) {
 		print_op(r, op, &c, k.result, res == CONFORM_DIFFER);
+		if (c.code == MMF_OP_FORK)
+			compare_fds(r, c.a.proc, SHOW_DIFFERENT);
 		same_reads(r, c.a.proc, mseen, kseen, SHOW_DIFFERENT);
 		if (compare_procs(r, r->o->verbose ? SHOW_ALL : SHOW_DIFFERENT) == CONFORM_FAILED)
 			return CONFORM_FAILED;

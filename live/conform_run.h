@@ -37,6 +37,8 @@ struct conform_opts {
 
 enum conform_outcome { CONFORM_AGREE, CONFORM_DIFFER, CONFORM_SKIPPED, CONFORM_FAILED };
 
+#define CONFORM_REASONS 24
+
 /* What the programs run did, for --random's distribution. */
 struct conform_tally {
 	uint64_t programs, ops;
@@ -57,6 +59,13 @@ struct conform_tally {
 	uint64_t reads_compared;      /* pages a read touch returned, compared */
 	uint64_t max_procs;	      /* most processes alive at once */
 	uint64_t differ_ops;
+	/* operations refused (a random program draws another in their
+	 * place), by reason: the refusing code's own sentence */
+	struct {
+		const char *why;
+		uint64_t n;
+	} refused[CONFORM_REASONS];
+	unsigned nrefused;
 };
 
 /* Another operation in place of @op, which cannot run for real here (random

@@ -372,6 +372,24 @@ static int fork_events(struct rproc *r, struct pollfd *ev, const int *evfeat, un
 	}
 }
 
+int as_live_open_fds(void *as, unsigned proc)
+{
+	struct live *l = as;
+	struct kreq q = {.op = KOP_UFFD_DUP};
+	struct krep rep;
+	int fds[MMF_FDS];
+	unsigned nfds = 0;
+
+	proc %= MMF_MAX_PROCS;
+	if (l->p[proc].pid <= 0)
+		return 0;
+	if (!request(l, &l->p[proc], &q, NULL, 0, &rep, fds, &nfds))
+		return -1;
+	for (unsigned i = 0; i < nfds; i++)
+		close(fds[i]);
+	return (int)nfds;
+}
+
 /* Copies of every process's userfaultfds with the event @feature (KUFFD_*)
  * into @ev (their features in @evfeat): a fork's or an mremap's events go to
  * whoever holds the context's fd. How many, or -1 when a process is gone. */
@@ -439,7 +457,7 @@ static int64_t live_fork(struct live *l, struct rproc *r)
 		unsigned nr;
 
 		*c = rproc_new((pid_t)rep.result, pidfd_of((pid_t)rep.result), csock[0], r->filled);
-		/* the child has closed its copies of the parent's fds */
+		/* the child is ready (it keeps its copies of the parent's fds) */
 		if (c->pidfd < 0 || wait_reply(c, NULL, 0) != 1 ||
 		    kmsg_recv(c->sock, &ready, sizeof(ready), none, &nr) != 1) {
 			snprintf(l->err, sizeof(l->err),

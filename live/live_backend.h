@@ -41,6 +41,9 @@ void as_live_fork_into(void *as, unsigned proc);
  * process then holds vm.max_map_count - limit VMAs outside the window, so
  * that the kernel's limit leaves it the same room in the window. */
 void as_live_map_limit(void *as, int64_t limit);
+/* How many userfaultfds process @proc has open (0 when it does not exist),
+ * or -1 when it cannot be asked. */
+int as_live_open_fds(void *as, unsigned proc);
 /* The processes that exist, as a mask of the model's numbers. */
 unsigned as_live_procs(void *as);
 /*

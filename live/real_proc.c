@@ -309,14 +309,9 @@ static bool serve_fork(bool *child)
 		close(srv.sock);
 		close(sv[0]);
 		srv.sock = sv[1];
-		/* the model's child starts with no fds of its own; until it has
-		 * closed them it holds the parent's contexts open, so it says when
-		 * it has (a context closed meanwhile would be released later) */
-		for (int k = 0; k < MMF_FDS; k++)
-			if (srv.uffd[k] >= 0) {
-				close(srv.uffd[k]);
-				srv.uffd[k] = -1;
-			}
+		/* the child keeps its copies of the parent's userfaultfds, in
+		 * the same slots, as the model's child does: a context stays
+		 * open until every process holding it has closed it */
 		*child = true;
 		return kmsg_send(srv.sock, &r, sizeof(r), NULL, 0);
 	}

@@ -152,6 +152,15 @@ static void print_distribution(const struct conform_tally *t, uint64_t skipped,
 	printf("  page data compared: %" PRIu64 " pages present after operations, %" PRIu64
 	       " pages read by touches\n",
 	       t->pages_compared, t->reads_compared);
+	uint64_t refused = 0;
+
+	for (unsigned i = 0; i < t->nrefused; i++)
+		refused += t->refused[i].n;
+	printf("  operations refused %" PRIu64 " (a random program draws another in their "
+	       "place)%s\n",
+	       refused, refused ? ", by reason:" : "");
+	for (unsigned i = 0; i < t->nrefused; i++)
+		printf("    %" PRIu64 " %s\n", t->refused[i].n, t->refused[i].why);
 	printf("  skipped programs %" PRIu64 " (%.2f%%)%s\n", skipped,
 	       pct(skipped, t->programs + skipped), skipped ? ":" : "");
 	for (unsigned i = 0; i < why->used; i++)

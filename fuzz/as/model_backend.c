@@ -77,8 +77,9 @@ static unsigned free_fd(const struct mmf_state *s, unsigned p)
 	return k;
 }
 
-/* fork: the child takes a free process slot; the parent (as the monitor)
- * receives the child's new userfaultfds in free fd slots. */
+/* fork: the child takes a free process slot and a copy of the parent's fd
+ * table; the parent (as the monitor) receives the child's new userfaultfds
+ * in free fd slots. */
 static void fork_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm_call *c)
 {
 	struct fork_opts o = {
@@ -88,6 +89,7 @@ static void fork_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm_
 	    .differential = c->a.diff,
 	};
 	struct fork_uffd fu;
+	struct uffd_ctx *child_fd[MMF_FDS] = {0};
 	struct mm *child;
 	unsigned slot;
 
@@ -100,6 +102,14 @@ static void fork_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm_
 	c->result = mm_fork(mm, slot, &o, &child, &fu);
 	if (c->result)
 		return;
+	/* the child's fd table is a copy of the parent's as it was (copy_files
+	 * comes before the new contexts reach the monitor): the same contexts,
+	 * one file reference more each, so a close in one process alone does
+	 * not release them */
+	if (s->mm[p] == mm)
+		for (unsigned k = 0; k < MMF_FDS; k++)
+			if ((child_fd[k] = s->fd[p][k]))
+				uffd_get(child_fd[k]);
 	for (unsigned i = 0; i < fu.n; i++) {
 		/* the parent's fd table, unless it exited meanwhile (the slot
 		 * may be another process's now) */
@@ -121,12 +131,16 @@ static void fork_call(struct mmf_state *s, unsigned p, struct mm *mm, struct mm_
 	for (slot = 0; slot < MMF_MAX_PROCS && s->mm[slot]; slot++)
 		;
 	if (slot == MMF_MAX_PROCS) {
+		for (unsigned k = 0; k < MMF_FDS; k++)
+			if (child_fd[k])
+				uffd_put(child_fd[k]);
 		mmf_put(s, child);
 		c->result = -EAGAIN;
 		return;
 	}
 	child->id = slot;
 	s->mm[slot] = child;
+	memcpy(s->fd[slot], child_fd, sizeof(child_fd));
 }
 
 static int model_init(struct mmf_state *s)
@@ -572,6 +586,17 @@ void as_model_forbid_zeropage(void *as, bool on)
 
 	if (s->mm[0])
 		s->mm[0]->forbids_zeropage = on;
+}
+
+int as_model_open_fds(void *as, unsigned proc)
+{
+	struct mmf_state *s = as;
+	int n = 0;
+
+	proc %= MMF_MAX_PROCS;
+	for (unsigned k = 0; s->mm[proc] && k < MMF_FDS; k++)
+		n += s->fd[proc][k] != NULL;
+	return n;
 }
 
 void as_model_set_kver(void *as, unsigned kver)

@@ -23,6 +23,8 @@ void as_model_forbid_zeropage(void *as, bool on);
 /* Process p0 behaves as kernel version @kver (src/mm/kver.h), and so do the
  * processes it forks. */
 void as_model_set_kver(void *as, unsigned kver);
+/* How many userfaultfds process @proc has open (0: no such process). */
+int as_model_open_fds(void *as, unsigned proc);
 
 /* The model's files of a fresh model hold zeros until written, as new
  * memfds do, rather than their MMF_FILE_DATA (vmafuzz conform maps them as

@@ -685,13 +685,35 @@ static void uffd_register_end(struct as_expect *e, const struct mm_call *c,
 	reg_apply(e, fd, x->lo, x->hi, &g);
 }
 
-/* Closing a context: every page registered with it is unregistered. */
+/* Whether an fd of some process still holds context @fd: 2 one does, 1 one
+ * may (a slot whose context is not known), 0 none. */
+static int held(const struct as_expect *e, uint32_t fd)
+{
+	int r = 0;
+
+	for (unsigned q = 0; q < MMF_MAX_PROCS; q++)
+		for (unsigned s = 0; s < MMF_FDS; s++)
+			if (e->fd[q][s] == fd)
+				return 2;
+			else if (EXP_FD_IS_VAGUE(e->fd[q][s]))
+				r = 1;
+	return r;
+}
+
+/* Closing an fd of a context: when no other fd holds it (a forked child
+ * keeps copies of its parent's), every page registered with it is
+ * unregistered. */
 static void release(struct as_expect *e, uint32_t fd, bool conflicted)
 {
 	struct reg_arg g = {.from = fd, .unknown = conflicted};
+	int h;
 
 	if (!fd)
 		return;
+	h = EXP_FD_IS_VAGUE(fd) ? 0 : held(e, fd);
+	if (h == 2)
+		return;
+	g.unknown |= h == 1;
 	reg_apply(e, fd, WHOLE_LO, WHOLE_HI, &g);
 }
 
@@ -871,6 +893,10 @@ static void fork_copy(struct as_expect *e, unsigned p, unsigned q, const struct 
 			exp_set(e, q, pm->v[i].first, pm->v[i].last, exp_rec_new(&e->st, &r));
 	}
 	if (q < MMF_MAX_PROCS) {
+		/* the child's fd table: the parent's as the fork found it (not
+		 * known when others changed the parent's meanwhile) */
+		for (unsigned s = 0; s < MMF_FDS; s++)
+			e->fd[q][s] = x->fds_dirty ? EXP_FD_VAGUE(EXP_ANYONE) : e->fd[p][s];
 		for (unsigned i = 0; i < fu.n; i++)
 			e->st.ctx[fu.new[i] - 1].owner = (uint8_t)q;
 		if (x->dirty_lo < x->dirty_hi) /* others changed the parent meanwhile */

@@ -4,11 +4,15 @@
  * uname gives them, refused when they are not versions, clamped to what
  * the model knows; a rule holds from its mainline release on and in the
  * point releases of the branches it was backported to, and nowhere else;
- * the table names every rule.
+ * the table names every rule. A rule of what smaps shows (lf) has no
+ * result to differ in, so the model's view itself is asked here.
  */
+#include "fuzz/as/model_backend.h"
+#include "fuzz/prog/mm_ops.h"
 #include "mm/kver.h"
 #include "test.h"
 
+#include <errno.h>
 #include <string.h>
 
 static bool parses_releases(void)
@@ -60,9 +64,60 @@ static bool rules_by_release_and_backport(void)
 	return true;
 }
 
+/* One call of p0 on the model, as the executor makes it. */
+static void call(void *as, struct mm_call *c)
+{
+	if (!as_model.get(as, c)) {
+		c->result = -ESRCH;
+		return;
+	}
+	as_model.call(as, c);
+	as_model.put(as, c);
+}
+
+/* Whether the model's view shows lf on a VMA mlock2(MLOCK_ONFAULT) locked,
+ * as version @v; -1 when the calls did not do what they should. */
+static int lf_shown(unsigned v)
+{
+	char err[128];
+	void *as = as_model.open(err, sizeof(err));
+	struct mm_call c = {
+	    .code = MMF_OP_MMAP, .start = MMF_WINDOW_LO, .len = 2ull << MMF_PAGE_SHIFT};
+	struct as_vma vmas[4];
+	int n, shown = -1;
+
+	if (!as)
+		return -1;
+	as_model_set_kver(as, v);
+	c.a.prot = 3;
+	c.a.kind = MMF_PRIVATE_ANON;
+	c.a.place = MMF_FIXED;
+	call(as, &c);
+	if (c.result == (int64_t)MMF_WINDOW_LO) {
+		c = (struct mm_call){.code = MMF_OP_MLOCK, .start = MMF_WINDOW_LO, .len = c.len};
+		c.a.lock = 1;
+		call(as, &c);
+		n = as_model.vmas(as, 0, MMF_WINDOW_LO, MMF_WINDOW_HI, false, vmas, 4, err,
+				  sizeof(err));
+		if (c.result == 0 && n == 1 && (vmas[0].flags & AS_VM_LOCKED))
+			shown = (vmas[0].flags & AS_VM_LOCKONFAULT) != 0;
+	}
+	as_model.close(as);
+	return shown;
+}
+
+static bool view_rule_smaps_shows_lf(void)
+{
+	ASSERT_EQ(lf_shown(KVER_BRANCH(6, 1)), 0);
+	ASSERT_EQ(lf_shown(KVER(6, 12, 118)), 1);
+	ASSERT_EQ(lf_shown(KVER_NEWEST), 1);
+	return true;
+}
+
 int main(void)
 {
 	TEST(parses_releases);
 	TEST(rules_by_release_and_backport);
+	TEST(view_rule_smaps_shows_lf);
 	return test_summary();
 }

@@ -23,6 +23,7 @@
 #include "mm/page.h"
 #include "mm/rollup.h"
 #include "mm/types.h"
+#include "mm/kver.h"
 #include "mm/uffd.h"
 #include "mm/uprobe.h"
 #include "mm/usage.h"
@@ -58,6 +59,17 @@ static void close_fds(struct mmf_state *s, unsigned p)
 
 			s->fd[p][k] = NULL;
 			uffd_put(x);
+		}
+}
+
+void mmf_copy_fds(struct mmf_state *s, struct mm *parent, unsigned child)
+{
+	for (unsigned p = 0; p < MMF_MAX_PROCS; p++)
+		if (s->mm[p] == parent && p != child) {
+			for (unsigned k = 0; k < MMF_FDS; k++)
+				if ((s->fd[child][k] = s->fd[p][k]))
+					uffd_get(s->fd[child][k]);
+			return;
 		}
 }
 
@@ -697,7 +709,10 @@ static int as_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage
 		out[n++] = (struct as_vma){
 		    .start = v->start,
 		    .end = v->end,
-		    .flags = v->flags,
+		    /* what smaps says of it: VmFlags without lf before the
+		     * version that names it */
+		    .flags =
+			v->flags & ~(kver_has(mm->kver, KV_SMAPS_SHOWS_LF) ? 0 : VM_LOCKONFAULT),
 		    .pgoff = v->pgoff,
 		    .rss = u.rss,
 		    .anon = u.anonymous,

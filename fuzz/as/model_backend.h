@@ -34,6 +34,9 @@ void as_model_files_hold_zeros(void *as);
 /* The process's mm with a reference held (mmget), or NULL; and its release. */
 struct mm *mmf_get(struct mmf_state *s, unsigned p);
 void mmf_put(struct mmf_state *s, struct mm *mm);
+/* The fd table of process @child, new from a fork of @parent's mm: a copy
+ * of the parent's (one more file reference on each context). */
+void mmf_copy_fds(struct mmf_state *s, struct mm *parent, unsigned child);
 /* Resolve a range spec against @mm's VMAs and gaps inside the window, under
  * the mmap read lock (what the program saw when it computed its arguments). */
 void mmf_resolve(struct mm *mm, const struct range_spec *spec, uint64_t *start, uint64_t *len);

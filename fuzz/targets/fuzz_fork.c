@@ -87,6 +87,7 @@ static void fork_every(struct mmf_state *s, struct mm *parent, const struct mm_a
 			if (!s->mm[i]) {
 				child->id = i;
 				s->mm[i] = child;
+				mmf_copy_fds(s, parent, i);
 				return;
 			}
 		mmf_put(s, child);

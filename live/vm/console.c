@@ -400,6 +400,7 @@ void console_line(struct console *c, const char *line)
 
 	if (starts(s, "vmafuzz: program ")) {
 		finish(c);
+		c->job_found = false;
 		cut(c->program, sizeof(c->program), s + 17, (const char *const[]){" ", NULL});
 		c->nbefore = 0;
 		c->nops_len = 0;
@@ -433,7 +434,7 @@ void console_line(struct console *c, const char *line)
 		    c->nlines > 0 || !(starts(c->cur.text, "---") || starts(c->cur.text, "==="));
 
 		if ((primary(s) && has_kind && !starts(s, "Oops: ") && !c->in_trace &&
-		     c->nlines > 2) ||
+		     (c->nlines > 2 || harness(s))) ||
 		    (cut_here && has_kind && c->nlines > 2 && starts(s, "---"))) {
 			finish(c);
 		} else {
@@ -448,7 +449,10 @@ void console_line(struct console *c, const char *line)
 			return;
 		}
 	}
-	if (cut_here || primary(s) || starts(s, "Kernel panic - not syncing: ")) {
+	if (harness(s) && c->job_found) {
+		/* a later difference of the same program: not a report */
+	} else if (cut_here || primary(s) || starts(s, "Kernel panic - not syncing: ")) {
+		c->job_found |= harness(s);
 		start(c, s);
 		return;
 	}

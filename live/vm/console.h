@@ -13,7 +13,10 @@
  * "vmafuzz: program <id>", and each of its operations with "vmafuzz: op
  * <operation>" as it starts (vmafuzz conform --mark); a report belongs to
  * the last program marked before it, and carries that program's
- * operations up to the one under way: a fuzz_mm program that runs again. Lines may carry printk's
+ * operations up to the one under way: a fuzz_mm program that runs again.
+ * Of the job's own findings (conform's differences, vmafuzz race's reads
+ * out of bounds) only a program's first is a report: the later ones of a
+ * conform --keep-going run follow from it. Lines may carry printk's
  * "[  12.345678]" time stamp and a caller id ("[T123]"), which are read past.
  */
 #ifndef VMAFUZZ_CONSOLE_H
@@ -44,6 +47,7 @@ struct console_report {
 struct console {
 	char program[256];
 	bool in_report, in_trace;
+	bool job_found; /* the current program has a report of the job's (its first difference) */
 	unsigned nlines;
 	unsigned since; /* lines since the last report ended */
 	char before[CONSOLE_BEFORE_LINES][CONSOLE_LINE_MAX];

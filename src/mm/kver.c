@@ -32,6 +32,20 @@ const struct kver_rule_desc kver_rules[KV_NRULES] = {
 				    {0},
 				    "userfaultfd: prevent unregistering VMAs through a "
 				    "different userfaultfd"},
+    /* mprotect_fixup's unaccounting branch; 6.1.192 keeps the charge */
+    [KV_MPROTECT_UNACCOUNT_UNFAULTED] = {"mprotect_unaccount_unfaulted",
+					 KVER(6, 7, 0),
+					 {0},
+					 "mm/mprotect: allow unfaulted VMAs to be unaccounted on "
+					 "mprotect()"},
+    /* a view rule: the VMA is VM_LOCKONFAULT on every version, smaps says
+     * so from this one on; first seen in 6.12.118, 6.1.192 has no
+     * mnemonic for it (the releases between not checked) */
+    [KV_SMAPS_SHOWS_LF] = {"smaps_shows_lf",
+			   KVER(6, 12, 0),
+			   {0},
+			   "fs/proc/task_mmu: the lf mnemonic for VM_LOCKONFAULT in "
+			   "VmFlags"},
 };
 
 bool kver_has(unsigned v, enum kver_rule rule)

@@ -37,6 +37,11 @@ enum kver_rule {
 	KV_DONTUNMAP_UNFAULTED_PGOFF,
 	/* UFFDIO_UNREGISTER refuses a range with another context's VMA */
 	KV_UFFD_UNREGISTER_OWN_CTX,
+	/* mprotect taking write away from a private anonymous VMA that never
+	 * faulted takes VM_ACCOUNT away too */
+	KV_MPROTECT_UNACCOUNT_UNFAULTED,
+	/* smaps names VM_LOCKONFAULT ("lf") in VmFlags */
+	KV_SMAPS_SHOWS_LF,
 	KV_NRULES
 };
 

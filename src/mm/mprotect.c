@@ -5,6 +5,7 @@
  */
 #include "mm/mprotect.h"
 
+#include "mm/kver.h"
 #include "mm/mlock.h"
 #include "mm/page.h"
 #include "mm/types.h"
@@ -50,16 +51,17 @@ int mm_mprotect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 		}
 		flags = (v->flags & ~VM_ACCESS_FLAGS) | prot_to_flags(prot);
 		/* a private mapping made writable is charged; one made read-only
-		 * that never had a page is uncharged (mprotect_fixup, since 6.7),
-		 * but only when the protection changes: mprotect_fixup returns
-		 * first when it does not (found by vmafuzz conform: a read-only
-		 * VMA without an anon_vma kept VM_ACCOUNT in the kernel) */
+		 * that never had a page is uncharged where the version does that
+		 * (KV_MPROTECT_UNACCOUNT_UNFAULTED), but only when the protection
+		 * changes: mprotect_fixup returns first when it does not (found
+		 * by vmafuzz conform: a read-only VMA without an anon_vma kept
+		 * VM_ACCOUNT in the kernel) */
 		if (flags == v->flags)
 			;
 		else if ((flags & VM_WRITE) && !(v->flags & (VM_ACCOUNT | VM_WRITE | VM_SHARED)))
 			flags |= VM_ACCOUNT;
 		else if (!(flags & VM_WRITE) && (v->flags & VM_ACCOUNT) && vma_is_anonymous(v) &&
-			 !v->anon_vma)
+			 !v->anon_vma && kver_has(mm->kver, KV_MPROTECT_UNACCOUNT_UNFAULTED))
 			flags &= ~VM_ACCOUNT;
 		stop = v->end < end ? v->end : end;
 		oldflags = v->flags;

@@ -42,9 +42,12 @@
 # conform's difference from the model and vmafuzz race's read out of
 # bounds: triage buckets the first line) after a line "vmafuzz: kernel
 # tree: ROOT" (the tree the reports' files are relative to, for SARIF), the
-# status 1 when there is one and 0 otherwise; nothing is kept. A crash
-# with a line "# vm: job race" (or VMAFUZZ_VM_JOB=race) replays under
-# vmafuzz race --rounds 20 instead of conform.
+# status 1 when there is one and 0 otherwise; nothing is kept. The job's
+# findings count only for a crash the job found, which says so on a line
+# "# vm: job conform" or "# vm: job race" (or VMAFUZZ_VM_JOB, for a
+# minimizer's candidates): a kernel's crash whose program differs from the
+# model on purpose (a fork the commit limit fails) replays by its splat
+# alone. A race's crash replays under vmafuzz race --rounds 20.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 OUTDIR=${OUTDIR:-out}
@@ -121,7 +124,10 @@ sysctls+=(${VMAFUZZ_VM_SYSCTLS:-})
 job=${VMAFUZZ_VM_JOB:-}
 for a in "${cmd[@]}"; do
 	[ -f "$a" ] && sysctls+=($(sed -n 's/^# vm: sysctl \([^ ]*=[^ ]*\)$/\1/p' "$a"))
-	[ -f "$a" ] && grep -qx '# vm: job race' "$a" && job=race
+	if [ -f "$a" ]; then
+		j=$(sed -n 's/^# vm: job \([a-z]*\)$/\1/p' "$a" | head -n 1)
+		[ -n "$j" ] && job=$j
+	fi
 done
 # a crash vmafuzz race found replays under vmafuzz race (its '# vm: job
 # race' line, or VMAFUZZ_VM_JOB for a minimizer's candidates)
@@ -226,7 +232,12 @@ if [ "$replay" = 1 ]; then
 			case $(sed -n 's/^kind: //p' "$r" | head -n 1) in
 			BUG | Oops | panic | KASAN | maple) rank=0 ;;
 			lockdep) rank=1 ;;
-			model | race) rank=3 ;; # the job's findings, not the kernel's
+			model | race)
+				# the job's findings count for a crash the job found
+				# (its '# vm: job' line), not for a kernel's report
+				[ -n "$job" ] || continue
+				rank=3
+				;;
 			*) rank=2 ;;
 			esac
 			[ "$rank" = "$pass" ] && reports+=("$r")
@@ -259,7 +270,10 @@ for r in "$run"/reports/*.txt; do
 	{
 		# the machine it ran on, for a replay
 		printf '# vm: sysctl %s\n' "${sysctls[@]}" | awk '!seen[$0]++'
-		[ "$(sed -n 's/^kind: //p' "$r" | head -n 1)" = race ] && echo '# vm: job race'
+		case $(sed -n 's/^kind: //p' "$r" | head -n 1) in
+		race) echo '# vm: job race' ;;
+		model) echo '# vm: job conform' ;;
+		esac
 		cat "$p"
 	} >"$crashes/.$name.tmp" && mv "$crashes/.$name.tmp" "$crashes/$name.txt"
 	mkdir -p "$crashes/../reports"

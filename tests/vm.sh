@@ -9,6 +9,10 @@
 # with its program, triaged and regressed by booting again, the stored
 # regression passing on the kernel without the bug, and the crash's C
 # reproducer (vmafuzz repro --c) making the same report as the guest's job.
+# Then the historical bugs of bugs/vm/ (the reverses of upstream fixes),
+# each found by the seed that reaches it with the report its patch's
+# Finds: line names (a race's crash triaged by replaying it under race);
+# the plain kernel ran those seeds clean in the job above.
 set -uo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 OUT=${OUT:-$ROOT/out}
@@ -117,4 +121,24 @@ if "$V" repro --c "$crash" -o "$T/repro.c" && cc -O1 -o "$T/repro" "$T/repro.c";
 else
 	bad "no C reproducer of $crash"
 fi
+
+# the historical bugs: NAME and the seed that finds it (its job)
+for pair in rollup_skip_after_relock:race:rollup_writers anon_vma_degree_reuse:conform:fork_chain_reuse \
+	uffd_flags_without_ctx:conform:mremap_uffd_flags_without_ctx; do
+	IFS=: read -r hb job seed <<<"$pair"
+	finds=$(sed -n 's/^Finds: //p;/^--- /q' "bugs/vm/$hb.patch")
+	args=()
+	[ "$job" = race ] && args=(--rounds 20)
+	if ! scripts/vm-kernel.sh --bug "$hb" 6.12 >/dev/null 2>"$T/kernel-$hb.log"; then
+		bad "the kernel of $hb did not build:"; tail -n 5 "$T/kernel-$hb.log"
+		continue
+	fi
+	expect 1 "report 1: $finds" scripts/vm.sh --bug "$hb" --stop-at "$finds" -- \
+		vmafuzz "$job" "${args[@]}" "corpus/fuzz_mm/$seed.txt"
+done
+# the race's crash replays under race (its '# vm: job race' line)
+crashes=$VMAFUZZ_WORK_ROOT/vm-$key-bug-rollup_skip_after_relock/crashes
+rc=$(grep -l '^# vm: job race$' "$crashes"/*.txt 2>/dev/null | head -n 1)
+[ -n "$rc" ] && ok || bad "the race's crash has no '# vm: job race' line"
+expect 0 "KERNEL race: smaps_rollup's Rss below its bound in rollup" "$V" triage "$crashes"
 finish

@@ -51,15 +51,18 @@ struct mm *mmf_get(struct mmf_state *s, unsigned p)
 	return mm;
 }
 
+/* The table empties first: a release may wait for an mmap lock, and a fork
+ * on another thread may meanwhile give the free slot to its child, whose
+ * copies of its parent's fds are not this process's to close. */
 static void close_fds(struct mmf_state *s, unsigned p)
 {
-	for (unsigned k = 0; k < MMF_FDS; k++)
-		if (s->fd[p][k]) {
-			struct uffd_ctx *x = s->fd[p][k];
+	struct uffd_ctx *fds[MMF_FDS];
 
-			s->fd[p][k] = NULL;
-			uffd_put(x);
-		}
+	memcpy(fds, s->fd[p], sizeof(fds));
+	memset(s->fd[p], 0, sizeof(s->fd[p]));
+	for (unsigned k = 0; k < MMF_FDS; k++)
+		if (fds[k])
+			uffd_put(fds[k]);
 }
 
 void mmf_copy_fds(struct mmf_state *s, struct mm *parent, unsigned child)

@@ -27,7 +27,7 @@
 static void mm_configure(struct mm_exec *m, uint8_t config)
 {
 	as_model_forbid_zeropage(m->as, config & MM_CONFIG_NO_ZERO_PAGE);
-	as_model_set_kver(m->as, mm_config_kver(config));
+	as_model_set_kver(m->as, m->kver);
 }
 
 static const struct mm_target mm_target = {

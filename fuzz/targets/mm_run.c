@@ -4,6 +4,7 @@
 
 #include "exec.h"
 #include "fuzz/as/expect/expect.h"
+#include "fuzz/prog/mm_ops.h"
 #include "fuzz/prog/prog.h"
 #include "runtime/check.h"
 #include "runtime/sched.h"
@@ -397,7 +398,7 @@ static bool refused(const struct mm_target *t, const struct prog *p)
 
 int mm_run_program(const struct mm_target *t, const uint8_t *data, size_t size)
 {
-	struct mm_exec m = {t->desc, t->backend, NULL, NULL, NULL};
+	struct mm_exec m = {.desc = t->desc, .b = t->backend};
 	struct as_expect expect;
 	struct exec x;
 
@@ -412,9 +413,11 @@ int mm_run_program(const struct mm_target *t, const uint8_t *data, size_t size)
 		exec_end(&x);
 		return -1;
 	}
+	m.kver = mm_config_kver(x.prog.config);
 	if (t->configure)
 		t->configure(&m, x.prog.config);
 	as_expect_init(&expect);
+	expect.kver = m.kver;
 	m.expect = &expect;
 	m.ops = x.prog.ops;
 	if (t->prologue)

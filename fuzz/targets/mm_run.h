@@ -24,8 +24,9 @@ struct as_expect;
 struct mm_exec {
 	const struct prog_desc *desc;
 	const struct as_backend *b;
-	void *as;		   /* the backend's state */
-	struct as_expect *expect;  /* what the calls asked (expect.h), or NULL */
+	void *as;		  /* the backend's state */
+	struct as_expect *expect; /* what the calls asked (expect.h), or NULL */
+	unsigned kver; /* the version the model follows (the config's; a target may say) */
 	const struct prog_op *ops; /* the program's operations: a step's number */
 };
 

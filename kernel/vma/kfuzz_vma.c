@@ -27,7 +27,8 @@ static void kfuzz_vma_configure(struct mm_exec *m, uint8_t config)
 	(void)config;
 	if (!kver_parse(kvma_tree_release, &v))
 		v = KVER_NEWEST;
-	as_model_set_kver(as_pair_shadow(m->as), kver_known(v));
+	m->kver = kver_known(v);
+	as_model_set_kver(as_pair_shadow(m->as), m->kver);
 }
 
 static int kfuzz_vma_run(const uint8_t *data, size_t size)

@@ -8,6 +8,7 @@
 
 #include "expect_calls.h"
 #include "expect_map.h"
+#include "mm/kver.h"
 #include "runtime/check.h"
 
 #include <errno.h>
@@ -35,6 +36,7 @@ enum {
 void as_expect_init(struct as_expect *e)
 {
 	memset(e, 0, sizeof(*e));
+	e->kver = KVER_NEWEST;
 	e->live[0] = true;
 	for (unsigned f = 0; f < MMF_FILES; f++)
 		exp_obj_new(&e->st, MMF_FILE_DATA(f)); /* objects 1 .. MMF_FILES */
@@ -598,6 +600,8 @@ static uint64_t mode_flags(uint8_t modes)
 struct reg_arg {
 	uint32_t ctx;  /* registering with (0: unregistering from) */
 	uint32_t from; /* unregistering: this context's pages only */
+	bool any;      /* unregistering: every context's pages (kernels before
+			* KV_UFFD_UNREGISTER_OWN_CTX) */
 	uint64_t modes;
 	bool unknown; /* the pages' registration becomes unknown */
 };
@@ -612,7 +616,7 @@ static bool reg_run(struct exp_store *e, struct exp_rec *r, uint64_t first, uint
 	(void)last;
 	if (r->unknown & (EU_MAP | EU_UFFD))
 		return false;
-	if (!g->ctx && r->ctx != g->from)
+	if (!g->ctx && r->ctx != g->from && !(g->any && r->ctx))
 		return false; /* another context's pages: unregister leaves them */
 	if (g->unknown) {
 		r->unknown |= EU_UFFD;
@@ -681,6 +685,7 @@ static void uffd_register_end(struct as_expect *e, const struct mm_call *c,
 		g.modes = mode_flags(c->a.modes);
 	} else {
 		g.from = EXP_FD_IS_VAGUE(fd) ? 0 : fd;
+		g.any = !kver_has(e->kver, KV_UFFD_UNREGISTER_OWN_CTX);
 	}
 	reg_apply(e, fd, x->lo, x->hi, &g);
 }

@@ -7,6 +7,7 @@
 #include "expect.h"
 
 #include "expect_map.h"
+#include "mm/kver.h"
 #include "runtime/check.h"
 
 #include <inttypes.h>
@@ -97,6 +98,10 @@ static bool compare_run(struct as_expect *e, unsigned p, const struct exp_rec *r
 			const struct as_vma *v, uint64_t at, uint64_t next)
 {
 	uint64_t mask = AS_VM_MAYSHARE | AS_VM_GROWSDOWN | (r->unknown & EU_ATTR ? 0 : ATTR_FLAGS);
+
+	/* smaps names lf only from KV_SMAPS_SHOWS_LF on */
+	if (!kver_has(e->kver, KV_SMAPS_SHOWS_LF))
+		mask &= ~AS_VM_LOCKONFAULT;
 	uint64_t pgoff = v->pgoff + (at - PG(v->start));
 	bool offset = !(r->unknown & EU_PGOFF);
 	char have[48], want[48], ctx[64], other[64];

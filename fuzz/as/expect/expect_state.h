@@ -59,7 +59,8 @@ struct as_expect {
 	uint64_t def_lock[MMF_MAX_PROCS];    /* mlockall(MCL_FUTURE): later mappings' lock flags,
 					      * or EXP_DEF_VAGUE: not known */
 	uint32_t fd[MMF_MAX_PROCS][MMF_FDS]; /* a context, 0, or vague (expect_map.h) */
-	struct exp_store st;		     /* records, objects, contexts */
+	unsigned kver;	     /* the kernel version the model follows (src/mm/kver.h) */
+	struct exp_store st; /* records, objects, contexts */
 	struct exp_call call[EXP_CALLS];
 	struct as_vma *view; /* scratch for a check */
 	bool moved_beside;   /* a touch's end: an mmap or mremap ran beside it */

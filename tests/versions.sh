@@ -17,13 +17,19 @@ cd "$ROOT"
 R="$OUT/replay/fuzz_mm"
 
 # last PROGRAM CONFIG: the result of PROGRAM's last operation with CONFIG
+# ("failed: ..." when the replay stopped at a check)
 last() {
 	{
 		sed -n '/^target /p' "$1"
 		[ -n "$2" ] && echo "config $2"
 		grep -v '^target \|^#' "$1"
 	} >"$T/variant.txt"
-	"$R" -v "$T/variant.txt" 2>&1 | grep '  = ' | tail -n 1 | sed 's/.*  = //'
+	# an invariant or expectation that fires is a result too
+	if ! "$R" -v "$T/variant.txt" >"$T/trace.txt" 2>&1; then
+		echo "failed: $(grep -m1 'invariant' "$T/trace.txt")"
+		return
+	fi
+	grep '  = ' "$T/trace.txt" | tail -n 1 | sed 's/.*  = //'
 }
 
 # check PROGRAM: each version's result as its "# last:" line says; the

@@ -957,6 +957,16 @@ static void exit_begin(struct as_expect *e, unsigned p, struct exp_call *x)
 	memcpy(x->fds, e->fd[p], sizeof(x->fds));
 	memset(e->fd[p], 0, sizeof(e->fd[p]));
 	map_clear(e, p);
+	/* its contexts outlive it in other processes' fds, but register no
+	 * pages any more: a process that takes the slot later is not theirs
+	 * (the kernel's ctx->mm is the exited mm, not the caller's) */
+	for (unsigned i = 0; i < e->st.nctx; i++)
+		if (e->st.ctx[i].owner == p)
+			e->st.ctx[i].owner = EXP_NOBODY;
+	for (unsigned q = 0; q < MMF_MAX_PROCS; q++)
+		for (unsigned s = 0; s < MMF_FDS; s++)
+			if (e->fd[q][s] == EXP_FD_VAGUE(p))
+				e->fd[q][s] = EXP_FD_VAGUE(EXP_NOBODY);
 	e->live[p] = e->alien[p] = false;
 	e->gen[p]++; /* the slot is free at once: a fork may take it */
 }

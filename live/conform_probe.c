@@ -9,6 +9,19 @@
 #include <stdio.h>
 #include <sys/utsname.h>
 
+bool conform_probe_commit_limited(void)
+{
+	FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
+	int mode = 0;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%d", &mode) != 1)
+		mode = 0;
+	fclose(f);
+	return mode == 2;
+}
+
 unsigned conform_probe_kver(void)
 {
 	struct utsname u;

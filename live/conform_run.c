@@ -8,6 +8,7 @@
 #include "fuzz/prog/mm_ops.h"
 #include "mm/kver.h"
 #include "live_backend.h"
+#include "runtime/alloc.h"
 #include "runtime/check.h"
 
 #include <errno.h>
@@ -383,6 +384,45 @@ static enum conform_outcome compare_fds(struct run *r, unsigned proc, enum show 
 	return m == k ? CONFORM_AGREE : CONFORM_DIFFER;
 }
 
+static void real_call(struct run *r, struct mm_call *k)
+{
+	if (as_live.get(r->live, k))
+		as_live.call(r->live, k);
+	else
+		k->result = -ESRCH;
+}
+
+/*
+ * A fork where the kernel keeps a commit limit (vm.overcommit_memory = 2):
+ * dup_mmap may fail at a VM_ACCOUNT VMA, and the model has no commit
+ * accounting. The kernel forks first, into the slot the model's fork takes
+ * (the lowest free one); when the limit failed it (-ENOMEM), the model's
+ * fork fails too, at its first allocation. What a failed fork leaves (the
+ * parent's VMAs, its userfaultfds: a monitor gets no fork event from a
+ * fork that failed) is then compared as after any call.
+ */
+static bool kernel_fork_first(struct run *r, struct mm_call *c, struct mm_call *k, unsigned before,
+			      char *why, size_t whylen)
+{
+	unsigned free_slots = ~before & ((1u << MMF_MAX_PROCS) - 1);
+	bool over;
+
+	as_live_fork_into(r->live,
+			  free_slots ? (unsigned)__builtin_ctz(free_slots) : MMF_MAX_PROCS);
+	real_call(r, k);
+	over = k->result == -ENOMEM;
+	if (over)
+		alloc_fail_arm(1);
+	if (!conform_model_call(r->model, c, r->step, why, whylen)) {
+		alloc_fail_disarm();
+		return false;
+	}
+	alloc_fail_disarm();
+	if (over && r->t)
+		r->t->forks_over_limit++;
+	return true;
+}
+
 /* One operation on both sides, compared: AGREE, DIFFER (printed), SKIPPED
  * (@why says why) or FAILED. */
 static enum conform_outcome run_step(struct run *r, struct prog_op *op,
@@ -417,13 +457,17 @@ static enum conform_outcome run_step(struct run *r, struct prog_op *op,
 	c.seen = c.code == MMF_OP_TOUCH && c.a.access != 1 ? mseen : NULL;
 	k = c;
 	k.seen = c.seen ? kseen : NULL;
-	if (!conform_model_call(r->model, &c, r->step, why, whylen))
-		return CONFORM_SKIPPED;
-	before_real(r, &c, before);
-	if (as_live.get(r->live, &k))
-		as_live.call(r->live, &k);
-	else
-		k.result = -ESRCH;
+	if (c.code == MMF_OP_FORK && r->o->commit_limited) {
+		/* the kernel's fork first: whether the commit limit fails it is
+		 * the kernel's to say */
+		if (!kernel_fork_first(r, &c, &k, before, why, whylen))
+			return CONFORM_SKIPPED;
+	} else {
+		if (!conform_model_call(r->model, &c, r->step, why, whylen))
+			return CONFORM_SKIPPED;
+		before_real(r, &c, before);
+		real_call(r, &k);
+	}
 	if (k.result == INT64_MIN)
 		return CONFORM_FAILED; /* a real process is gone (said on stderr) */
 	count(r, &c);

@@ -24,15 +24,16 @@
 
 struct conform_opts {
 	bool verbose, keep_going;
-	bool flip_wf;	   /* --selftest-flip-wf: p0's wf wrong in the model's view */
-	bool flip_child;   /* --selftest-flip-child-wf: the same in other processes */
-	bool flip_pgoff;   /* --selftest-flip-child-pgoff: their offset column off by one */
-	bool flip_data;	   /* --selftest-flip-child-data: their pages' data off by one */
-	bool no_rollup;	   /* --no-rollup: smaps_rollup not compared */
-	bool rollup_last;  /* smaps_rollup compared after the last operation only */
-	bool no_zero_page; /* the model forbids the zero page (the probe, or forced) */
-	unsigned kver;	   /* the version the model follows (the probe, or forced); 0: newest */
-	bool mark;	   /* --mark: "vmafuzz: op <op>" on stderr before each runs */
+	bool flip_wf;	     /* --selftest-flip-wf: p0's wf wrong in the model's view */
+	bool flip_child;     /* --selftest-flip-child-wf: the same in other processes */
+	bool flip_pgoff;     /* --selftest-flip-child-pgoff: their offset column off by one */
+	bool flip_data;	     /* --selftest-flip-child-data: their pages' data off by one */
+	bool no_rollup;	     /* --no-rollup: smaps_rollup not compared */
+	bool rollup_last;    /* smaps_rollup compared after the last operation only */
+	bool no_zero_page;   /* the model forbids the zero page (the probe, or forced) */
+	unsigned kver;	     /* the version the model follows (the probe, or forced); 0: newest */
+	bool mark;	     /* --mark: "vmafuzz: op <op>" on stderr before each runs */
+	bool commit_limited; /* vm.overcommit_memory = 2 (conform_probe_commit_limited) */
 };
 
 enum conform_outcome { CONFORM_AGREE, CONFORM_DIFFER, CONFORM_SKIPPED, CONFORM_FAILED };
@@ -59,6 +60,7 @@ struct conform_tally {
 	uint64_t reads_compared;      /* pages a read touch returned, compared */
 	uint64_t max_procs;	      /* most processes alive at once */
 	uint64_t differ_ops;
+	uint64_t forks_over_limit; /* forks the commit limit failed, the model's with them */
 	/* operations refused (a random program draws another in their
 	 * place), by reason: the refusing code's own sentence */
 	struct {

@@ -192,6 +192,7 @@ static void setup(void)
 		unusable("%s", "this kernel cannot run programs here (said above)");
 	fc.o.no_zero_page = !zero; /* the model does as this kernel does */
 	fc.o.kver = conform_probe_kver();
+	fc.o.commit_limited = conform_probe_commit_limited();
 	fc.o.rollup_last = true; /* (why: fidelity.md, fuzz_conform) */
 	fc.capture = memfd_create("fuzz_conform-report", MFD_CLOEXEC);
 	fc.saved_stdout = dup(STDOUT_FILENO);

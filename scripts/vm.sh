@@ -17,7 +17,8 @@
 # they link, fuzz_mm's seeds, and /init (out/vm/guest-init), which runs
 # the job and powers off. The default job is `vmafuzz conform` on N random
 # programs of K operations from seed S (200, 40, 1), then on fuzz_mm's
-# seeds, every process compared, then `vmafuzz race --rounds 20` on the
+# seeds, every process compared (a seed with '# vm: sysctl' lines by
+# itself after the others, on the machine they name), then `vmafuzz race --rounds 20` on the
 # seeds with other threads (real threads on the vCPUs); the guest is set
 # as the model assumes (no overcommit limit), with a map count limit
 # map_limit fills quickly under emulation and conform's waits long enough
@@ -46,7 +47,7 @@
 # findings count only for a crash the job found, which says so on a line
 # "# vm: job conform" or "# vm: job race" (or VMAFUZZ_VM_JOB, for a
 # minimizer's candidates): a kernel's crash whose program differs from the
-# model on purpose (a fork the commit limit fails) replays by its splat
+# model on purpose (a C reproducer's fork that the commit limit fails) replays by its splat
 # alone. A race's crash replays under vmafuzz race --rounds 20.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
@@ -164,16 +165,31 @@ for sc in "${sysctls[@]}"; do
 	ia+=(--sysctl "$sc")
 done
 if [ ${#cmd[@]} -eq 0 ]; then
-	seeds=()
+	seeds=() machined=()
 	for f in corpus/fuzz_mm/*.txt; do
 		ia+=(--file "/vmafuzz/$f=$f")
-		seeds+=("/vmafuzz/$f")
+		if grep -q '^# vm: sysctl ' "$f"; then
+			machined+=("$f") # on a machine of its own, below
+		else
+			seeds+=("/vmafuzz/$f")
+		fi
 	done
 	ia+=(--arg /vmafuzz/out/vmafuzz --arg conform --arg --keep-going --arg --mark
 		--arg --random --arg "$programs" --arg --seed --arg "$seed" --arg --ops --arg "$ops")
 	ia+=(--then --arg /vmafuzz/out/vmafuzz --arg conform --arg --keep-going --arg --mark)
 	for f in "${seeds[@]}"; do
 		ia+=(--arg "$f")
+	done
+	# then each seed that names the machine it shows on ('# vm: sysctl'
+	# lines), on that machine: the sysctls above, then its own, set
+	# before it runs
+	for f in "${machined[@]}"; do
+		ia+=(--then)
+		for sc in "${sysctls[@]}" $(sed -n 's/^# vm: sysctl \([^ ]*=[^ ]*\)$/\1/p' "$f"); do
+			ia+=(--sysctl "$sc")
+		done
+		ia+=(--arg /vmafuzz/out/vmafuzz --arg conform --arg --keep-going --arg --mark
+			--arg "/vmafuzz/$f")
 	done
 	# then the seeds with other threads, run in parallel on the vCPUs
 	# (vmafuzz race), for the kernel's own checks to watch real races
@@ -182,7 +198,9 @@ if [ ${#cmd[@]} -eq 0 ]; then
 		grep -qE '^t[1-9][0-9]*:' "$f" && racing+=("/vmafuzz/$f")
 	done
 	if [ ${#racing[@]} -gt 0 ]; then
-		ia+=(--then --arg /vmafuzz/out/vmafuzz --arg race --arg --mark --arg --rounds --arg 20)
+		ia+=(--then)
+		[ ${#machined[@]} -eq 0 ] || for sc in "${sysctls[@]}"; do ia+=(--sysctl "$sc"); done
+		ia+=(--arg /vmafuzz/out/vmafuzz --arg race --arg --mark --arg --rounds --arg 20)
 		for f in "${racing[@]}"; do
 			ia+=(--arg "$f")
 		done

@@ -11,7 +11,8 @@
 # reproducer (vmafuzz repro --c) making the same report as the guest's job.
 # Then the historical bugs of bugs/vm/ (the reverses of upstream fixes),
 # each found by the seed that reaches it with the report its patch's
-# Finds: line names (a race's crash triaged by replaying it under race);
+# Finds: line names (a race's crash triaged by replaying it under race;
+# a seed's '# vm: sysctl' lines set the machine it runs on);
 # the plain kernel ran those seeds clean in the job above.
 set -uo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -55,6 +56,12 @@ child=$(sed -n 's/.*operations of forked processes \([0-9]*\) .*/\1/p' "$log" | 
 grep -qE 'threads_faults.txt: 20 rounds, .*, 0 failures' "$log" && ok ||
 	bad "vmafuzz race did not run the racing seeds in the guest: $(grep 'rounds' "$log" | tail -n 3)"
 grep -q 'vmafuzz-vm: exit ' "$log" && ok || bad "the guest did not end its job: $(tail -n 5 "$log")"
+# a seed that names its machine ('# vm: sysctl' lines) ran on it, by itself:
+# the commit limit failed its fork in the kernel, and conform followed
+grep -q 'conform_uffd_fork_over_limit.txt: [0-9]* operations agree' "$log" && ok ||
+	bad "the seed with a machine of its own did not agree: $(grep -A3 'fork_over_limit' "$log" | head -n 8)"
+grep -q '__vm_enough_memory: .* not enough memory' "$log" && ok ||
+	bad "the commit limit was not in force for the seed that names it"
 grep -q 'report [0-9]*:' "$T/vm.err" && bad "the kernel reported: $(grep 'report [0-9]*:' "$T/vm.err")" || ok
 [ -x "$OUT/vm/$key/replay/fuzz_mm" ] && ok || bad "no replay driver for the guest kernel $key"
 
@@ -124,7 +131,8 @@ fi
 
 # the historical bugs: NAME and the seed that finds it (its job)
 for pair in rollup_skip_after_relock:race:rollup_writers anon_vma_degree_reuse:conform:fork_chain_reuse \
-	uffd_flags_without_ctx:conform:mremap_uffd_flags_without_ctx; do
+	uffd_flags_without_ctx:conform:mremap_uffd_flags_without_ctx \
+	uffd_fork_fail_event:conform:conform_uffd_fork_over_limit; do
 	IFS=: read -r hb job seed <<<"$pair"
 	finds=$(sed -n 's/^Finds: //p;/^--- /q' "bugs/vm/$hb.patch")
 	args=()

@@ -145,6 +145,10 @@ static void print_distribution(const struct conform_tally *t, uint64_t skipped,
 	printf("  maps populated or locked %" PRIu64 ", stacks (MAP_GROWSDOWN) mapped %" PRIu64
 	       "\n",
 	       t->populating_maps, t->stack_maps);
+	if (t->forks_over_limit)
+		printf("  forks the commit limit failed in the kernel %" PRIu64
+		       " (the model's fork failed with each: it has no commit accounting)\n",
+		       t->forks_over_limit);
 	printf("  smaps_rollup compared %" PRIu64 " times; not compared %" PRIu64
 	       " times (a process holding map_limit's fillers) and %" PRIu64
 	       " times (the pages outside the window kept changing while read)\n",
@@ -418,6 +422,7 @@ int cmd_conform(int argc, char **argv)
 		if (o.mark)
 			fprintf(stderr, "vmafuzz: the model follows Linux %s\n", v);
 	}
+	o.run.commit_limited = conform_probe_commit_limited();
 	if (!zero_page(&o))
 		return 2;
 	return nrandom ? run_random(nrandom, seed, (unsigned)nops, &o)

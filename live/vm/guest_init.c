@@ -9,6 +9,9 @@
  *
  * The job file (/job, written by vmafuzz vm) has one item a line:
  *   sysctl <path under /proc/sys> <value>
+ *                             (set just before the command whose part of
+ *                             the file it is in: a later command may run on
+ *                             another machine setting than the first)
  *   env <NAME=value>
  *   arg <argument>            (the first is the program; a job without
  *                              one is an error)
@@ -34,7 +37,8 @@
 
 #define MAX_ARGS 128
 #define MAX_ENVS 32
-#define MAX_CMDS 8
+#define MAX_CMDS 16
+#define MAX_SYSCTLS 32
 
 static void say(const char *fmt, const char *a, long n)
 {
@@ -113,7 +117,8 @@ static int run(char **args, char **envs, time_t end)
 int main(void)
 {
 	char *args[MAX_CMDS][MAX_ARGS + 1] = {{0}}, *envs[MAX_ENVS + 1] = {0}, line[4096];
-	unsigned ncmds = 1, nargs = 0, nenvs = 0;
+	char *sysctls[MAX_CMDS][MAX_SYSCTLS][2] = {{{0}}};
+	unsigned ncmds = 1, nargs = 0, nenvs = 0, nsysctls[MAX_CMDS] = {0};
 	long timeout = 0, first = 0;
 	FILE *job;
 
@@ -156,12 +161,15 @@ int main(void)
 			envs[nenvs++] = dup_str(v);
 		} else if (!strcmp(line, "timeout")) {
 			timeout = atol(v);
-		} else if (!strcmp(line, "sysctl")) {
+		} else if (!strcmp(line, "sysctl") && nsysctls[ncmds - 1] < MAX_SYSCTLS) {
 			char *value = strchr(v, ' ');
 
 			if (value) {
+				unsigned k = nsysctls[ncmds - 1]++;
+
 				*value++ = 0;
-				set_sysctl(v, value);
+				sysctls[ncmds - 1][k][0] = dup_str(v);
+				sysctls[ncmds - 1][k][1] = dup_str(value);
 			}
 		}
 	}
@@ -173,7 +181,11 @@ int main(void)
 	time_t end = timeout > 0 ? time(NULL) + timeout : 0;
 
 	for (unsigned i = 0; i < ncmds && args[i][0]; i++) {
-		int st = run(args[i], envs, end);
+		int st;
+
+		for (unsigned k = 0; k < nsysctls[i]; k++)
+			set_sysctl(sysctls[i][k][0], sysctls[i][k][1]);
+		st = run(args[i], envs, end);
 
 		if (st < 0) {
 			say("vmafuzz-vm: %s after %ld s\n", "timeout", timeout);

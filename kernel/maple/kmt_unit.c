@@ -380,16 +380,21 @@ struct kmt_tree *kmt_create(void)
 	return t;
 }
 
+/*
+ * After __mt_destroy: later trees' keeps the attributes (still RCU, still
+ * ALLOC_RANGE); 6.1's zeroes the flags, as for a tree never used again
+ * (exit_mmap's). Ours lives on, the same kind of tree.
+ */
+static void kmt_destroyed(struct kmt_tree *t)
+{
+	if (!(t->mt.ma_flags & MT_FLAGS_ALLOC_RANGE))
+		mt_init_flags(&t->mt, KMT_FLAGS);
+}
+
 void kmt_clear(struct kmt_tree *t)
 {
 	__mt_destroy(&t->mt);
-	/*
-	 * Later trees' __mt_destroy keeps the attributes (still RCU, still
-	 * ALLOC_RANGE); 6.1's zeroes the flags, as for a tree never used
-	 * again (exit_mmap's). Ours lives on, the same kind of tree.
-	 */
-	if (!(t->mt.ma_flags & MT_FLAGS_ALLOC_RANGE))
-		mt_init_flags(&t->mt, KMT_FLAGS);
+	kmt_destroyed(t);
 }
 
 void kmt_release(struct kmt_tree *t)
@@ -816,6 +821,130 @@ out:
 		kmt_rcu_walkers &= ~bit;
 		*w = (struct kmt_walker){0};
 		rcu_read_unlock();
+	}
+}
+
+/* ---- the normal API and the other walks ----------------------------------- */
+
+/*
+ * The calls below that take the tree's lock (mtree_erase, mtree_destroy,
+ * mtree_dup) take its spinlock, the shim's mutex, as mtree_store_range
+ * does (kmt_store_path): the harness's own lock is held too, so no other
+ * fiber ever waits on it.
+ */
+void *kmt_lookup(struct kmt_tree *t, uint64_t index)
+{
+	return mtree_load(&t->mt, index);
+}
+
+void *kmt_erase_locked(struct kmt_tree *t, uint64_t index)
+{
+	return mtree_erase(&t->mt, index);
+}
+
+void kmt_destroy_locked(struct kmt_tree *t)
+{
+	mtree_destroy(&t->mt);
+	kmt_destroyed(t);
+}
+
+#ifdef KMT_HAVE_MTREE_DUP
+int kmt_dup_locked(struct kmt_tree *src, struct kmt_tree *dst)
+{
+	return mtree_dup(&src->mt, &dst->mt, GFP_KERNEL);
+}
+#endif
+
+/*
+ * Known finding prev_root_min (kmt_step) in a backward walk: the root's
+ * entry [0, 0], held without a node, given below a min above 0.
+ */
+static bool kmt_root_below_min(struct kmt_tree *t, void *entry, uint64_t first, uint64_t min)
+{
+	return entry && min && first < min && !xa_is_node(rcu_dereference_raw(t->mt.ma_root)) &&
+	       kmt_known_sidestep(KMT_KNOWN_PREV_ROOT_MIN);
+}
+
+/* mt_for_each from @from: the range of an entry from where its search
+ * started to the index before the one mt_find moved to. */
+static void kmt_walk_find(struct kmt_tree *t, uint64_t from, uint64_t to, kmt_visit_fn visit,
+			  void *arg)
+{
+	unsigned long index = from, start = from;
+	void *entry;
+
+	for (entry = mt_find(&t->mt, &index, to); entry;
+	     entry = mt_find_after(&t->mt, &index, to)) {
+		if (!visit(arg, start, index - 1, entry)) /* (index 0: it ended at ULONG_MAX) */
+			return;
+		start = index;
+	}
+}
+
+/* A caller that drops its locks after each entry: mas_pause, then on. */
+static void kmt_walk_paused(struct kmt_tree *t, uint64_t from, uint64_t to, bool rev,
+			    kmt_visit_fn visit, void *arg)
+{
+	MA_STATE(mas, &t->mt, rev ? to : from, rev ? to : from);
+	uint64_t first, last;
+	void *entry;
+
+	do {
+		rcu_read_lock();
+		entry = rev ? mas_find_rev(&mas, from) : mas_find(&mas, to);
+		first = mas.index;
+		last = mas.last;
+		if (rev && kmt_root_below_min(t, entry, first, from))
+			entry = NULL;
+		mas_pause(&mas);
+		rcu_read_unlock();
+	} while (entry && visit(arg, first, last, entry));
+}
+
+#ifdef KMT_HAVE_FIND_RANGE
+/* Range by range, empty ones too: a NULL entry from an active state is
+ * an empty range, from any other the end. */
+static void kmt_walk_ranges(struct kmt_tree *t, uint64_t from, uint64_t to, bool rev,
+			    kmt_visit_fn visit, void *arg)
+{
+	MA_STATE(mas, &t->mt, rev ? to : from, rev ? to : from);
+	void *entry;
+
+	rcu_read_lock();
+	for (;;) {
+		entry = rev ? mas_find_range_rev(&mas, from) : mas_find_range(&mas, to);
+		if (!entry && !mas_is_active(&mas))
+			break;
+		if (rev && kmt_root_below_min(t, entry, mas.index, from))
+			break;
+		if (!visit(arg, mas.index, mas.last, entry))
+			break;
+		if (rev ? mas.index <= from : mas.last >= to)
+			break;
+	}
+	rcu_read_unlock();
+}
+#endif
+
+void kmt_walk_by(struct kmt_tree *t, uint64_t from, uint64_t to, int how, kmt_visit_fn visit,
+		 void *arg)
+{
+	if (from > to)
+		return;
+	switch (how) {
+	case KMT_WALK_PAUSED:
+	case KMT_WALK_PAUSED_REV:
+		kmt_walk_paused(t, from, to, how == KMT_WALK_PAUSED_REV, visit, arg);
+		break;
+	case KMT_WALK_FIND:
+		kmt_walk_find(t, from, to, visit, arg);
+		break;
+#ifdef KMT_HAVE_FIND_RANGE
+	case KMT_WALK_RANGES:
+	case KMT_WALK_RANGES_REV:
+		kmt_walk_ranges(t, from, to, how == KMT_WALK_RANGES_REV, visit, arg);
+		break;
+#endif
 	}
 }
 

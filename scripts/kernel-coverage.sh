@@ -39,7 +39,7 @@ cov=$(llvm_tool llvm-cov kernel-coverage) || exit 2
 usage() {
 	sed -n '3,/^set -euo/s/^# \{0,1\}//p' "$0" | sed '$d'
 }
-spec= only= seeds=0 rep= check=
+spec='' only='' seeds=0 rep='' check=''
 inputs=()
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -15,7 +15,8 @@
 #                                   and mm/vma.c) from the tree in use; KSRC=6.1|6.12|current|
 #                                   PATH chooses it from now on (at first Debian's 6.12,
 #                                   installed as root); docs/kernel.md
-#   ./build.sh kernel-coverage [TREE]  which lines of the kernel's files the corpora reach
+#   ./build.sh kernel-coverage [OPTIONS] [TREE]  which lines of the kernel's files the corpora reach,
+#                                   and mm/vma.c's merge decision condition by condition (--help)
 #   ./build.sh vm [--kasan] [--bug NAME] [TREE] [-- COMMAND...]
 #                                   the tree built, booted under qemu, vmafuzz run inside
 #                                   (default: conform on random programs and the seeds;

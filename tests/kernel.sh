@@ -97,7 +97,7 @@ expect 0 'lib/maple_tree.c +lines +[0-9.]+% \([1-9][0-9]*/[0-9]+\) +functions' s
 grep -Eq 'mm/vma.c +lines +[0-9.]+% \([1-9]' "$T/out" && ok || bad "kernel-coverage printed no line of mm/vma.c"
 grep -q '^lib/maple_tree.c: ' "$OUT/kernel/$key/coverage-report/unreached.txt" && ok ||
 	bad "kernel-coverage listed no unreached function of lib/maple_tree.c"
-grep -Eq '^  merge-decision conditions not seen both ways: [0-9]+' "$T/out" &&
+grep -Eq '^  merge-decision conditions of mm/vma.c: [1-9][0-9]*, seen both ways [0-9]+' "$T/out" &&
 	[ -f "$OUT/kernel/$key/coverage-report/merge-conditions.txt" ] && ok ||
 	bad "kernel-coverage did not read the merge decision's conditions"
 

@@ -796,6 +796,76 @@ static bool test_pair_differ_fires(void)
 	return true;
 }
 
+/* A walk that goes round: each time it ends it starts again from the
+ * beginning (6.1's paused reverse walk past 0 did), at most 100 times. */
+struct going_round {
+	tree_visit_fn visit;
+	void *arg;
+	unsigned visits;
+	bool stopped;
+};
+
+static struct going_round round_walk;
+
+static bool round_visit(void *arg, const struct tree_range *r, void *e)
+{
+	struct going_round *g = arg;
+
+	g->visits++;
+	if (!g->visit(g->arg, r, e))
+		g->stopped = true;
+	return !g->stopped;
+}
+
+static void round_walk_by(void *t, uint64_t from, uint64_t to, enum tree_walk_way how,
+			  tree_visit_fn visit, void *arg)
+{
+	round_walk = (struct going_round){visit, arg, 0, false};
+	for (unsigned i = 0; i < 100 && !round_walk.stopped; i++)
+		tree_model.walk_by(t, from, to, how, round_visit, &round_walk);
+}
+
+/* The pair cuts a primary's walk where it goes back (an entry not past the
+ * one before, in the walk's direction) and reports the entry it went back
+ * to; a walk in order is not cut. */
+static bool test_pair_cuts_walk_going_back(void)
+{
+	static struct tree_backend broken;
+	const struct tree_backend *b;
+	unsigned n = 0;
+	void *t;
+
+	broken = tree_model;
+	broken.walk_by = round_walk_by;
+	b = tree_pair(&broken, &tree_model);
+	t = b->create();
+	check_set_mode(CHECK_COLLECT);
+	check_clear();
+	b->store(t, 0, 0, val(1));
+	b->store(t, 0x20, 0x20, val(2));
+	b->walk_by(t, 0, 0x2f, TREE_WALK_PAUSED_REV, count_visit, &n);
+	ASSERT_EQ(round_walk.visits, 3); /* [0x20], [0], then [0x20] again: cut */
+	ASSERT_EQ(check_count(CK_TREE_BACKENDS_DIFFER), 1);
+	b->walk_by(t, 0, 0x2f, TREE_WALK_PAUSED, count_visit, &n);
+	ASSERT_EQ(round_walk.visits, 3); /* forward: [0], [0x20], then [0] again */
+	ASSERT_EQ(check_count(CK_TREE_BACKENDS_DIFFER), 2);
+	b->release(t);
+
+	b = tree_pair(&tree_model, &tree_model);
+	t = b->create();
+	b->store(t, 0, 0, val(1));
+	b->store(t, 0x20, 0x20, val(2));
+	n = 0;
+	b->walk_by(t, 0, 0x2f, TREE_WALK_PAUSED_REV, count_visit, &n);
+	b->walk_by(t, 0, 0x2f, TREE_WALK_PAUSED, count_visit, &n);
+	ASSERT_EQ(n, 4);
+	ASSERT_EQ(check_count(CK_TREE_BACKENDS_DIFFER), 2);
+	b->release(t);
+	check_set_mode(CHECK_ABORT);
+	check_clear();
+	return true;
+}
+
 /* ---- fork (fuzz_mtree's fork: dup_mmap's tree steps) ---- */
 
 /* Three entries in one leaf: the dup is allocation 1, then per copied entry
@@ -1107,6 +1177,7 @@ int main(void)
 	TEST(test_validate_fires);
 	TEST(test_oracle_checks_fire);
 	TEST(test_outcome_checks_fire);
+	TEST(test_pair_cuts_walk_going_back);
 	TEST(test_rcu_reader_oracle_fires);
 	TEST(test_pair_differ_fires);
 	TEST(test_fork_every_failure_point);

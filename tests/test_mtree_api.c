@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel caller's API of fuzz_mtree (write paths, insert, alloc,
- * alloc_cyclic, bounded find/next/prev, empty_area): the runtime's chosen
- * failures (alloc_fail_arm_then), and every new check firing on a backend
- * broken one way, while the model (and a cyclic allocator written here
- * from its contract) runs clean.
+ * alloc_cyclic, bounded find/next/prev, empty_area, the normal API's
+ * lookup, erase_locked, destroy_locked and dup_locked, walk_by's walks):
+ * the runtime's chosen failures (alloc_fail_arm_then), and every new check
+ * firing on a backend broken one way, while the model (and a cyclic
+ * allocator written here from its contract) runs clean; and a range walk
+ * that cuts empty runs into pieces, as the kernel's leaves do, judged
+ * clean.
  */
 #include "fuzz/targets/mtree_run.h"
 #include "fuzz/tree/mtref.h"
@@ -75,13 +78,23 @@ static int cyc_alloc(void *t, uint64_t lo, uint64_t hi, void *entry, uint64_t *n
 
 enum api_breakage {
 	AB_NONE,
-	AB_NEXT_SAME,	   /* next returns the entry at the index */
-	AB_PREV_UNBOUNDED, /* prev ignores its bound */
-	AB_INSERT_OVER,	   /* insert stores over an entry */
-	AB_ALLOC_LOW,	   /* alloc always takes the lowest run */
-	AB_GAP_ZERO,	   /* a gap of size 0 is -EBUSY */
-	AB_NOWAIT_NULL,	   /* the non-blocking path does not erase */
-	AB_CYCLIC_WRAP,	   /* the cyclic allocator forgets its wrap */
+	AB_NEXT_SAME,	    /* next returns the entry at the index */
+	AB_PREV_UNBOUNDED,  /* prev ignores its bound */
+	AB_INSERT_OVER,	    /* insert stores over an entry */
+	AB_ALLOC_LOW,	    /* alloc always takes the lowest run */
+	AB_GAP_ZERO,	    /* a gap of size 0 is -EBUSY */
+	AB_NOWAIT_NULL,	    /* the non-blocking path does not erase */
+	AB_CYCLIC_WRAP,	    /* the cyclic allocator forgets its wrap */
+	AB_LOOKUP_NEXT,	    /* lookup reads the index after */
+	AB_ERASE_KEEPS,	    /* erase_locked returns the entry and keeps it */
+	AB_ERASE_NONE,	    /* erase_locked erases, returns nothing */
+	AB_DESTROY_NONE,    /* destroy_locked frees nothing */
+	AB_DUP_LEFTOVER,    /* a failed dup_locked leaves an entry behind */
+	AB_PAUSED_TWICE,    /* a paused walk gives its first entry again */
+	AB_FIND_OWN_RANGE,  /* the mt_find walk gives entries their own ranges */
+	AB_RANGES_NO_EMPTY, /* a range walk leaves out the empty ranges */
+	AB_RANGES_EARLY,    /* a range walk stops after its first range */
+	AB_RANGES_CUT,	    /* (not broken) empty ranges come in pieces */
 };
 static enum api_breakage breakage;
 
@@ -130,6 +143,94 @@ static int b_store_path(void *t, uint64_t first, uint64_t last, void *entry,
 	return tree_model.store_path(t, first, last, entry, how);
 }
 
+static void *b_lookup(void *t, uint64_t index)
+{
+	if (breakage == AB_LOOKUP_NEXT && index < TREE_MAX)
+		index++;
+	return tree_model.lookup(t, index);
+}
+
+static void *b_erase_locked(void *t, uint64_t index)
+{
+	void *old;
+
+	if (breakage == AB_ERASE_KEEPS)
+		return tree_model.lookup(t, index);
+	old = tree_model.erase_locked(t, index);
+	return breakage == AB_ERASE_NONE ? NULL : old;
+}
+
+static void b_destroy_locked(void *t)
+{
+	if (breakage != AB_DESTROY_NONE)
+		tree_model.destroy_locked(t);
+}
+
+static int b_dup_locked(void *src, void *dst)
+{
+	int err = tree_model.dup_locked(src, dst);
+	struct alloc_fail_pause pause;
+
+	if (err && breakage == AB_DUP_LEFTOVER) {
+		alloc_fail_pause(&pause);
+		tree_model.store(dst, 1, 1, (void *)(uintptr_t)0x1001);
+		alloc_fail_resume(&pause);
+	}
+	return err;
+}
+
+/* walk_by's visits, passed on as the breakage says. */
+struct b_walk {
+	tree_visit_fn visit;
+	void *arg;
+	unsigned n;
+	bool rev; /* the walk goes down */
+	uint64_t from, to;
+};
+
+static unsigned cuts; /* empty ranges AB_RANGES_CUT gave in two pieces */
+
+static bool b_walk_visit(void *arg, const struct tree_range *r, void *e)
+{
+	struct b_walk *w = arg;
+	struct tree_range head = {r->first, r->first}, tail = {r->first + 1, r->last};
+	const struct tree_range *one = w->rev ? &tail : &head, *two = w->rev ? &head : &tail;
+
+	switch (breakage) {
+	case AB_PAUSED_TWICE:
+		if (!w->n++ && !w->visit(w->arg, r, e))
+			return false;
+		break;
+	case AB_RANGES_NO_EMPTY:
+		if (!e)
+			return true;
+		break;
+	case AB_RANGES_EARLY:
+		return w->visit(w->arg, r, e) && false;
+	case AB_RANGES_CUT:
+		/* (the second piece inside the window, as the kernel's would be) */
+		if (!e && r->first < r->last && (w->rev ? r->first >= w->from : r->first < w->to)) {
+			cuts++;
+			return w->visit(w->arg, one, e) && w->visit(w->arg, two, e);
+		}
+		break;
+	default:
+		break;
+	}
+	return w->visit(w->arg, r, e);
+}
+
+static void b_walk_by(void *t, uint64_t from, uint64_t to, enum tree_walk_way how,
+		      tree_visit_fn visit, void *arg)
+{
+	struct b_walk w = {
+	    visit, arg, 0, how == TREE_WALK_PAUSED_REV || how == TREE_WALK_RANGES_REV, from, to};
+
+	if (breakage == AB_FIND_OWN_RANGE && how == TREE_WALK_FIND)
+		how = TREE_WALK_PAUSED;
+	tree_model.walk_by(t, from, to, how, b_walk_visit, &w);
+}
+
 static const struct tree_backend *api_backend(enum api_breakage how)
 {
 	static struct tree_backend b;
@@ -143,6 +244,11 @@ static const struct tree_backend *api_backend(enum api_breakage how)
 	b.gap = b_gap;
 	b.store_path = b_store_path;
 	b.alloc_cyclic = cyc_alloc;
+	b.lookup = b_lookup;
+	b.erase_locked = b_erase_locked;
+	b.destroy_locked = b_destroy_locked;
+	b.dup_locked = b_dup_locked;
+	b.walk_by = b_walk_by;
 	breakage = how;
 	cyc_forgets = how == AB_CYCLIC_WRAP;
 	return &b;
@@ -160,6 +266,17 @@ static const char *const prog_cyclic = API_PROG("alloc_cyclic mt1 top-1:2 v1\n"
 						"alloc_cyclic mt1 top-1:2 v2\n"
 						"erase_at mt1 top-1:1\n"
 						"alloc_cyclic mt1 top-1:2 v3\n");
+
+static const char *const prog_lookup = API_PROG("lookup mt0 e2+4:1\n");
+static const char *const prog_erase_locked = API_PROG("erase_locked mt0 e3+0:1 then=0\n");
+static const char *const prog_destroy = API_PROG("destroy_locked mt0\n");
+static const char *const prog_dup_locked = API_PROG("dup_locked mt0 mt1 then=1 fail_at=1\n");
+static const char *const prog_walks = API_PROG("erase mt0 e5+0:20\n"
+					       "walk_by mt0 @0x30:100 paused\n"
+					       "walk_by mt0 @0x30:100 paused_rev\n"
+					       "walk_by mt0 @0x30:100 mt_find\n"
+					       "walk_by mt0 @0x30:100 ranges\n"
+					       "walk_by mt0 @0x30:100 ranges_rev\n");
 
 static bool fires_on(const struct tree_backend *b, const char *prog, enum check_id id)
 {
@@ -186,6 +303,15 @@ static bool test_api_checks_fire(void)
 	    {AB_GAP_ZERO, &prog_area, CK_MT_GAP_SEARCH},
 	    {AB_NOWAIT_NULL, &prog_write, CK_MT_REF_MISMATCH},
 	    {AB_CYCLIC_WRAP, &prog_cyclic, CK_MT_OP_RESULT},
+	    {AB_LOOKUP_NEXT, &prog_lookup, CK_MT_REF_MISMATCH},
+	    {AB_ERASE_KEEPS, &prog_erase_locked, CK_MT_REF_MISMATCH},
+	    {AB_ERASE_NONE, &prog_erase_locked, CK_MT_OP_RESULT},
+	    {AB_DESTROY_NONE, &prog_destroy, CK_MT_REF_MISMATCH},
+	    {AB_DUP_LEFTOVER, &prog_dup_locked, CK_MT_FAILED_WRITE_CHANGED},
+	    {AB_PAUSED_TWICE, &prog_walks, CK_MT_WALK},
+	    {AB_FIND_OWN_RANGE, &prog_walks, CK_MT_WALK},
+	    {AB_RANGES_NO_EMPTY, &prog_walks, CK_MT_WALK},
+	    {AB_RANGES_EARLY, &prog_walks, CK_MT_WALK},
 	};
 
 	check_set_mode(CHECK_COLLECT);
@@ -200,9 +326,30 @@ static bool test_api_checks_fire(void)
 	return true;
 }
 
+/*
+ * The kernel's leaves may cut an empty run in two (a NULL in the last
+ * slot of one leaf and the first of the next): a range walk that gives
+ * every empty run of the window in pieces is judged clean, and one piece
+ * still missing is not.
+ */
+static bool test_range_walk_pieces(void)
+{
+	check_set_mode(CHECK_COLLECT);
+	check_clear();
+	cuts = 0;
+	ASSERT_EQ(mtree_run_text(api_backend(AB_RANGES_CUT), prog_walks), 0);
+	ASSERT(cuts > 0);
+	ASSERT_EQ(check_total(), 0);
+	ASSERT(fires_on(api_backend(AB_RANGES_NO_EMPTY), prog_walks, CK_MT_WALK));
+	check_set_mode(CHECK_ABORT);
+	check_clear();
+	return true;
+}
+
 int main(void)
 {
 	TEST(test_fail_then);
 	TEST(test_api_checks_fire);
+	TEST(test_range_walk_pieces);
 	return test_summary();
 }

@@ -21,6 +21,11 @@
  * then each entry dropped (VM_DONTCOPY) or replaced by the child's, and on
  * a failure the marker where the copy stopped and exit_mmap's teardown.
  *
+ * The rest of a kernel caller's API (write paths, insert, alloc, cyclic
+ * alloc, bounded searches, the normal API's mtree_* calls, paused and
+ * range walks) has an operation each, judged by the reference map; a
+ * backend without the call skips the step.
+ *
  * After every operation every tree is validated, compared with its map, and
  * the live tree nodes must be exactly the nodes reachable from the trees or
  * waiting for an RCU grace period. At the end all trees are destroyed and
@@ -81,6 +86,11 @@ enum {
 	OP_ALLOC_CYCLIC,
 	OP_FIND_IN,
 	OP_EMPTY_AREA,
+	OP_LOOKUP,
+	OP_ERASE_LOCKED,
+	OP_DESTROY_LOCKED,
+	OP_DUP_LOCKED,
+	OP_WALK_BY,
 	OP_NR
 };
 
@@ -95,9 +105,11 @@ struct mtree_args {
 	uint8_t dontcopy;	 /* fork: entry i is VM_DONTCOPY if bit i % 8 is set */
 	uint8_t path;		 /* write: enum tree_write_path */
 	uint8_t erase;		 /* write: NULL instead of the value */
-	uint8_t then;		 /* write: after fail_at, these allocations fail too */
+	uint8_t then;		 /* write, erase_locked, dup_locked: after fail_at, these
+				    allocations fail too */
 	uint8_t sz;		 /* alloc, empty_area: how n gives the size */
 	uint8_t how;		 /* find_in: enum mtref_find, bit 2 swaps the bounds */
+	uint8_t way;		 /* walk_by: enum tree_walk_way */
 };
 
 #define MT_ARG(kind, prefix, max, names, field)                                                    \
@@ -117,7 +129,11 @@ static const char *const area_dirs[] = {"low", "high", "low-desc", "high-desc", 
 /* the range's first index and last, as index and bound; _x: swapped */
 static const char *const find_hows[] = {"find",	      "find_rev", "next",   "prev", "find_x",
 					"find_rev_x", "next_x",	  "prev_x", NULL};
+/* enum tree_walk_way */
+static const char *const walk_ways[] = {"paused", "paused_rev", "mt_find",
+					"ranges", "ranges_rev", NULL};
 #define F_SIZE MT_ARG(FK_U8, "n=", 0, NULL, n), MT_ARG(FK_CHOICE, NULL, 0, size_kinds, sz)
+#define F_THEN MT_ARG(FK_U8, "then=", 0, NULL, then)
 
 static const struct prog_opdesc mtree_ops[OP_NR] = {
     [OP_STORE] = {"store",
@@ -159,8 +175,7 @@ static const struct prog_opdesc mtree_ops[OP_NR] = {
 		  6,
 		  {F_TREE, F_RANGE, MT_ARG(FK_U8, "v", 0, NULL, value),
 		   MT_ARG(FK_CHOICE, NULL, 0, write_paths, path),
-		   MT_ARG(FK_CHOICE, NULL, 0, write_what, erase),
-		   MT_ARG(FK_U8, "then=", 0, NULL, then)}},
+		   MT_ARG(FK_CHOICE, NULL, 0, write_what, erase), F_THEN}},
     [OP_INSERT] = {"insert",
 		   "store v<n> over the range unless an entry meets it (-EEXIST)",
 		   3,
@@ -184,6 +199,29 @@ static const struct prog_opdesc mtree_ops[OP_NR] = {
 		       "swapped), its errors checked",
 		       5,
 		       {F_TREE, F_RANGE, F_SIZE, MT_ARG(FK_CHOICE, NULL, 0, area_dirs, dir)}},
+    [OP_LOOKUP] = {"lookup",
+		   "load at the start by the normal API (mtree_load: the zero entry reads as none)",
+		   2,
+		   {F_TREE, F_RANGE}},
+    [OP_ERASE_LOCKED] = {"erase_locked",
+			 "erase the range holding the start by the normal API (mtree_erase), "
+			 "which cannot say it failed; then=<mask> as write's",
+			 3,
+			 {F_TREE, F_RANGE, F_THEN}},
+    [OP_DESTROY_LOCKED] = {"destroy_locked",
+			   "free every node of the tree by the normal API (mtree_destroy)",
+			   1,
+			   {F_TREE}},
+    [OP_DUP_LOCKED] = {"dup_locked",
+		       "dup by the normal API (mtree_dup, taking both trees' locks); then=<mask> "
+		       "as write's",
+		       3,
+		       {F_TREE, MT_ARG(FK_SEL, "mt", NTREES, NULL, other), F_THEN}},
+    [OP_WALK_BY] = {"walk_by",
+		    "walk the range paused after each entry (forward or back), by mt_find, or "
+		    "range by range, empty ones too (forward or back)",
+		    3,
+		    {F_TREE, F_RANGE, MT_ARG(FK_CHOICE, NULL, 0, walk_ways, way)}},
 };
 
 static const char *const mtree_config[] = {NULL};
@@ -303,13 +341,19 @@ static void ref_copy(struct mtree_state *s, unsigned dst, unsigned src)
 	}
 }
 
-static void tree_clear(struct mtree_state *s, unsigned t)
+/* The tree was emptied: so are its map and its allocator's state. */
+static void ref_cleared(struct mtree_state *s, unsigned t)
 {
 	s->cyc_next[t] = 0; /* a new tree, a new allocator */
 	s->cyc_wrapped[t] = false;
-	s->b->clear(s->mt[t]);
 	mtref_clear(&s->ref[t]);
 	ref_log(s, t, 0, TREE_MAX, NULL);
+}
+
+static void tree_clear(struct mtree_state *s, unsigned t)
+{
+	s->b->clear(s->mt[t]);
+	ref_cleared(s, t);
 }
 
 /*
@@ -382,25 +426,29 @@ static void unlock_two(struct mtree_state *s, unsigned a, unsigned b)
 	up_write(&s->lock[a < b ? a : b]);
 }
 
-static void op_dup(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a)
+/* dup, or dup_locked (the normal API's, with then=) when @locked. */
+static void op_dup(struct mtree_state *s, const struct prog_op *op, const struct mtree_args *a,
+		   bool locked)
 {
 	unsigned src = a->tree, dst = other_tree(a);
 	struct tree_picture before = {NULL, 0, 0}, empty = {NULL, 0, 0};
+	int (*dup)(void *src, void *dst) = locked ? s->b->dup_locked : s->b->dup;
+	const char *what = locked ? "dup_locked" : "dup";
 	bool fired;
 	int err;
 
-	if (!s->b->dup)
+	if (!dup)
 		return; /* a backend without dup (kernel trees before 6.8) */
 	lock_two(s, src, dst);
 	tree_clear(s, dst);
 	s->b->picture(s->mt[src], &before);
 	picture_before(s, op, dst, &empty);
-	exec_arm(op);
-	err = s->b->dup(s->mt[src], s->mt[dst]);
+	alloc_fail_arm_then(op->fail_at, locked ? a->then : 0);
+	err = dup(s->mt[src], s->mt[dst]);
 	fired = exec_disarm();
-	tree_check_unchanged(s->b, s->mt[src], &before, CK_MT_DUP_SOURCE_CHANGED, "dup");
+	tree_check_unchanged(s->b, s->mt[src], &before, CK_MT_DUP_SOURCE_CHANGED, what);
 	/* a failed dup leaves the destination empty */
-	tree_check_write(s->b, s->mt[dst], &empty, err, fired, 0, "dup");
+	tree_check_write(s->b, s->mt[dst], &empty, err, fired, 0, what);
 	if (!fired || !err) {
 		s->b->check_dup(s->mt[src], s->mt[dst]);
 		ref_copy(s, dst, src);
@@ -893,11 +941,89 @@ static void op_empty_area(struct mtree_state *s, const struct mtree_args *a, uin
 	*res = (struct op_res){.ran = true, .err = err, .has_at = !err, .at = at, .size = size};
 }
 
+/*
+ * The normal API's calls (tree_backend.h: lookup, erase_locked,
+ * destroy_locked; dup_locked is op_dup's) and walk_by's walks, each
+ * judged by the map. A backend without the call skips the step.
+ */
+static void op_lookup(struct mtree_state *s, const struct mtree_args *a, uint64_t index,
+		      struct op_res *res)
+{
+	unsigned t = a->tree;
+	void *want = mtref_load(&s->ref[t], index), *got;
+
+	if (!s->b->lookup)
+		return;
+	if (want == s->b->zero)
+		want = NULL; /* the normal API hides the zero entry */
+	got = s->b->lookup(s->mt[t], index);
+	if (got != want)
+		check_fail(CK_MT_REF_MISMATCH, "lookup %#" PRIx64 ": tree %p, map %p", index, got,
+			   want);
+	res->ran = true;
+}
+
+/*
+ * mtree_erase returns the entry it found and has no way to say that its
+ * allocation failed: after an injected failure the tree is either as it
+ * was (then the map keeps the entry too) or erased, as without one; the
+ * step's checks compare the contents either way.
+ */
+static void op_erase_locked(struct mtree_state *s, const struct prog_op *op,
+			    const struct mtree_args *a, uint64_t index, struct op_res *res)
+{
+	unsigned t = a->tree;
+	struct tree_range r;
+	void *want = mtref_range_of(&s->ref[t], index, &r), *old;
+	struct tree_picture before = {NULL, 0, 0}, after = {NULL, 0, 0};
+	bool fired, kept = false;
+
+	if (!s->b->erase_locked)
+		return;
+	picture_before(s, op, t, &before);
+	alloc_fail_arm_then(op->fail_at, a->then);
+	old = s->b->erase_locked(s->mt[t], index);
+	fired = exec_disarm();
+	if (old != want)
+		check_fail(CK_MT_OP_RESULT,
+			   "erase_locked at %#" PRIx64 " found %p, the map holds %p", index, old,
+			   want);
+	if (fired && want) {
+		s->b->picture(s->mt[t], &after);
+		kept = tree_picture_equal(&before, &after);
+		tree_picture_free(&after);
+	}
+	if (want && !kept)
+		ref_store(s, t, r.first, r.last, NULL);
+	*res = (struct op_res){.ran = true, .err = kept ? -ENOMEM : 0, .size = want != NULL};
+	tree_picture_free(&before);
+}
+
+static void op_destroy_locked(struct mtree_state *s, unsigned t, struct op_res *res)
+{
+	if (!s->b->destroy_locked)
+		return;
+	s->b->destroy_locked(s->mt[t]);
+	ref_cleared(s, t);
+	res->ran = true;
+}
+
+static void op_walk_by(struct mtree_state *s, const struct mtree_args *a, uint64_t first,
+		       uint64_t last, struct op_res *res)
+{
+	enum tree_walk_way how = (enum tree_walk_way)(a->way % TREE_WALK_NR);
+
+	if (!s->b->walk_by || !(s->b->walk_ways & (1u << how)))
+		return;
+	mtref_check_walk_by(&s->ref[a->tree], s->b, s->mt[a->tree], how, first, last);
+	res->ran = true;
+}
+
 static bool op_writes(unsigned code)
 {
 	return code == OP_STORE || code == OP_ERASE || code == OP_ERASE_AT || code == OP_BULK ||
 	       code == OP_DESTROY || code == OP_WRITE || code == OP_INSERT || code == OP_ALLOC ||
-	       code == OP_ALLOC_CYCLIC;
+	       code == OP_ALLOC_CYCLIC || code == OP_ERASE_LOCKED || code == OP_DESTROY_LOCKED;
 }
 
 /* The operations that run under the tree's lock, their range resolved. */
@@ -954,6 +1080,18 @@ static void locked_op(struct mtree_state *s, const struct prog_op *op, const str
 	case OP_EMPTY_AREA:
 		op_empty_area(s, a, first, last, res);
 		break;
+	case OP_LOOKUP:
+		op_lookup(s, a, first, res);
+		break;
+	case OP_ERASE_LOCKED:
+		op_erase_locked(s, op, a, first, res);
+		break;
+	case OP_DESTROY_LOCKED:
+		op_destroy_locked(s, t, res);
+		break;
+	case OP_WALK_BY:
+		op_walk_by(s, a, first, last, res);
+		break;
 	}
 }
 
@@ -973,12 +1111,25 @@ static void trace_op(struct mtree_state *s, const struct prog_op *op, const stru
 
 	fputs("  ", prog_trace);
 	prog_print_op(prog_trace, &mtree_desc, op);
-	if (op->code != OP_RCU_WALK && op->code != OP_DUP)
+	if (op->code != OP_RCU_WALK && op->code != OP_DUP && op->code != OP_DUP_LOCKED &&
+	    op->code != OP_DESTROY_LOCKED)
 		fprintf(prog_trace, "  [%#" PRIx64 ", %#" PRIx64 "]", first, last);
 	switch (op->code) {
 	case OP_LOAD:
 		fputs(" = ", prog_trace);
 		print_val(prog_trace, mtref_load(r, first));
+		break;
+	case OP_LOOKUP:
+		if (!res->ran) {
+			fputs(" skipped (the backend lacks it)", prog_trace);
+			break;
+		}
+		e = mtref_load(r, first);
+		fputs(" = ", prog_trace);
+		if (e && e != s->b->zero)
+			print_val(prog_trace, e);
+		else
+			fputs("none", prog_trace);
 		break;
 	case OP_FIND:
 		e = mtref_range_of(r, first, &at);
@@ -1006,6 +1157,19 @@ static void trace_op(struct mtree_state *s, const struct prog_op *op, const stru
 		if (res->has_at)
 			fprintf(prog_trace, " at [%#" PRIx64 ", %#" PRIx64 "]", res->at,
 				res->at + (res->size - 1));
+		break;
+	case OP_ERASE_LOCKED:
+		fputs(!res->ran	   ? " skipped (the backend lacks it)"
+		      : !res->size ? " = nothing there"
+		      : res->err   ? " = nothing erased (its allocation failed)"
+				   : " = erased",
+		      prog_trace);
+		break;
+	case OP_DESTROY_LOCKED:
+	case OP_DUP_LOCKED:
+	case OP_WALK_BY:
+		if (!res->ran)
+			fputs(" skipped (the backend lacks it)", prog_trace);
 		break;
 	case OP_FIND_IN:
 		if (!res->ran) {
@@ -1058,7 +1222,7 @@ static void run_op(void *arg, const struct prog_op *op)
 	 * lock, before or after a write.
 	 */
 	named = 1u << a.tree;
-	if (op->code == OP_DUP || op->code == OP_FORK)
+	if (op->code == OP_DUP || op->code == OP_DUP_LOCKED || op->code == OP_FORK)
 		named |= 1u << other_tree(&a);
 	step_begin(s, named);
 	if (op->code == OP_RCU_WALK) {
@@ -1068,10 +1232,16 @@ static void run_op(void *arg, const struct prog_op *op)
 		step_end(s, named);
 		return;
 	}
-	if (op->code == OP_DUP || op->code == OP_FORK) {
-		(op->code == OP_DUP ? op_dup : op_fork)(s, op, &a);
-		if (prog_trace && op->code == OP_DUP)
+	if (op->code == OP_DUP || op->code == OP_DUP_LOCKED) {
+		op_dup(s, op, &a, op->code == OP_DUP_LOCKED);
+		res.ran = (op->code == OP_DUP ? s->b->dup : s->b->dup_locked) != NULL;
+		if (prog_trace)
 			trace_op(s, op, &a, 0, 0, &res);
+		step_end(s, named);
+		return;
+	}
+	if (op->code == OP_FORK) {
+		op_fork(s, op, &a);
 		step_end(s, named);
 		return;
 	}
@@ -1183,7 +1353,8 @@ const struct fuzz_target fuzz_mtree_target = {
     .name = "fuzz_mtree",
     .summary = "range tree: store, erase, find, walks (also under RCU against writers), gap "
 	       "search, dup, bulk, fork, and a kernel caller's API (write paths, insert, alloc, "
-	       "cyclic alloc, bounded next/prev), against a reference map",
+	       "cyclic alloc, bounded next/prev, the normal API's load, erase, destroy and dup, "
+	       "paused and range walks), against a reference map",
     .desc = &mtree_desc,
     .run = mtree_run_model,
 };

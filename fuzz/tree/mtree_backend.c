@@ -254,6 +254,103 @@ static void model_bulk_end(void *bulk)
 	free(bulk);
 }
 
+/* The normal API: the model's tree has no lock of its own, so these are
+ * its plain calls. */
+static void *model_lookup(void *t, uint64_t index)
+{
+	void *e = mt_load(t, index);
+
+	return mt_is_zero(e) ? NULL : e;
+}
+
+static void *model_erase_locked(void *t, uint64_t index)
+{
+	void *old = NULL;
+
+	(void)mt_erase(t, index, &old); /* a failure leaves the tree as it was */
+	return old;
+}
+
+static void model_destroy_locked(void *t)
+{
+	mt_destroy(t);
+}
+
+static void model_walk_entries(struct mtree *mt, uint64_t from, uint64_t to, bool rev,
+			       tree_visit_fn visit, void *arg)
+{
+	struct mt_range r;
+	uint64_t at = rev ? to : from;
+	void *e;
+
+	while ((e = rev ? mt_find_prev(mt, at, from, &r) : mt_find(mt, at, to, &r))) {
+		if (!visit(arg, (const struct tree_range *)(const void *)&r, e))
+			return;
+		if (rev ? r.first <= from : r.last >= to)
+			return;
+		at = rev ? r.first - 1 : r.last + 1;
+	}
+}
+
+/* mt_for_each: each entry's range from where its search started. */
+static void model_walk_find(struct mtree *mt, uint64_t from, uint64_t to, tree_visit_fn visit,
+			    void *arg)
+{
+	struct mt_range r;
+	uint64_t at = from;
+	void *e;
+
+	while ((e = mt_find(mt, at, to, &r))) {
+		struct tree_range seen = {at, r.last};
+
+		if (!mt_is_zero(e) && !visit(arg, &seen, e))
+			return;
+		if (r.last >= to)
+			return;
+		at = r.last + 1;
+	}
+}
+
+/* Every range, empty or not, from the one holding @from (an empty one
+ * skipped, as the kernel's first step skips it) up to the one holding @to. */
+static void model_walk_ranges(struct mtree *mt, uint64_t from, uint64_t to, bool rev,
+			      tree_visit_fn visit, void *arg)
+{
+	struct mt_range r;
+	uint64_t at = rev ? to : from;
+	bool first = true;
+
+	for (;;) {
+		void *e = mt_load_range(mt, at, &r);
+
+		if ((e || !first) && !visit(arg, (const struct tree_range *)(const void *)&r, e))
+			return;
+		first = false;
+		if (rev ? r.first <= from : r.last >= to)
+			return;
+		at = rev ? r.first - 1 : r.last + 1;
+	}
+}
+
+static void model_walk_by(void *t, uint64_t from, uint64_t to, enum tree_walk_way how,
+			  tree_visit_fn visit, void *arg)
+{
+	if (from > to)
+		return;
+	switch (how) {
+	case TREE_WALK_PAUSED:
+	case TREE_WALK_PAUSED_REV:
+		model_walk_entries(t, from, to, how == TREE_WALK_PAUSED_REV, visit, arg);
+		break;
+	case TREE_WALK_FIND:
+		model_walk_find(t, from, to, visit, arg);
+		break;
+	default:
+		model_walk_ranges(t, from, to, how == TREE_WALK_RANGES_REV, visit, arg);
+		break;
+	}
+}
+
 static bool model_validate(void *t)
 {
 	return mt_validate(t);
@@ -315,6 +412,12 @@ const struct tree_backend tree_model = {
     .bulk_begin = model_bulk_begin,
     .bulk_append = model_bulk_append,
     .bulk_end = model_bulk_end,
+    .lookup = model_lookup,
+    .erase_locked = model_erase_locked,
+    .destroy_locked = model_destroy_locked,
+    .dup_locked = model_dup,
+    .walk_by = model_walk_by,
+    .walk_ways = (1u << TREE_WALK_NR) - 1,
     .validate = model_validate,
     .check_dup = model_check_dup,
     .picture = model_picture,

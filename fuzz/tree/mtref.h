@@ -73,6 +73,10 @@ const struct mtref_range *mtref_bounded(const struct mtref *r, enum mtref_find h
 /* The backend's bounded search against the map's (MT_WALK). */
 bool mtref_check_bounded(const struct mtref *r, const struct tree_backend *b, void *t,
 			 enum mtref_find how, uint64_t index, uint64_t bound);
+/* The backend's walk_by of [from, to] the way @how against the map
+ * (MT_WALK; tree_backend.h says what each way must visit). */
+bool mtref_check_walk_by(const struct mtref *r, const struct tree_backend *b, void *t,
+			 enum tree_walk_way how, uint64_t from, uint64_t to);
 /* The range (entry or empty) of the map that holds @index. */
 void *mtref_range_of(const struct mtref *r, uint64_t index, struct tree_range *out);
 /* Number of empty ranges, and the k-th of them. */

@@ -81,6 +81,33 @@ enum tree_write_path {
 	TREE_WRITE_NR
 };
 
+/*
+ * The ways a kernel caller walks a tree besides the cursor (walk_by below),
+ * over the window [from, to]. The reference map judges each
+ * (mtref_check_walk_by).
+ */
+enum tree_walk_way {
+	/* walk's entries, the cursor paused after each (mas_pause), as a
+	 * caller that drops its lock between entries */
+	TREE_WALK_PAUSED,
+	/* the same from @to down to @from (mas_find_rev, mas_pause) */
+	TREE_WALK_PAUSED_REV,
+	/* mt_for_each from @from: mt_find, then mt_find_after with the index
+	 * it moved past each entry (stopping once it wrapped to 0); the zero
+	 * entry is skipped, and each entry's range is given from where its
+	 * search started (the normal API reports only the end) */
+	TREE_WALK_FIND,
+	/* mas_find_range: ranges empty or not (entry NULL), from the entry
+	 * holding @from or else some range after it, each starting right
+	 * after the last, up to the one holding @to. An empty run may come
+	 * in pieces (the kernel's leaves cut it), and the walk may stop
+	 * where only empty indices are left */
+	TREE_WALK_RANGES,
+	/* the same from @to down to @from (mas_find_range_rev) */
+	TREE_WALK_RANGES_REV,
+	TREE_WALK_NR
+};
+
 struct tree_backend {
 	const char *name;
 	void *zero; /* the marker entry dup_mmap stores at a failure point */
@@ -168,6 +195,25 @@ struct tree_backend {
 	int (*bulk_append)(void *bulk, uint64_t first, uint64_t last, void *entry);
 	void (*bulk_end)(void *bulk);
 
+	/*
+	 * The normal API's calls (the kernel's mtree_*), which take the
+	 * tree's own lock themselves (lookup reads under RCU). NULL members:
+	 * not supported. lookup: the entry at @index, the zero entry read as
+	 * NULL (mtree_load). erase_locked: erase's, returning the entry that
+	 * was there; it cannot report a failure: under an injected one the
+	 * tree may be left unchanged (mtree_erase). destroy_locked: clear
+	 * (mtree_destroy). dup_locked: dup (mtree_dup).
+	 */
+	void *(*lookup)(void *t, uint64_t index);
+	void *(*erase_locked)(void *t, uint64_t index);
+	void (*destroy_locked)(void *t);
+	int (*dup_locked)(void *src, void *dst);
+	/* Visit [from, to] the way @how says (enum tree_walk_way), for the
+	 * ways whose bit (1 << how) is set in walk_ways; NULL: none. */
+	void (*walk_by)(void *t, uint64_t from, uint64_t to, enum tree_walk_way how,
+			tree_visit_fn visit, void *arg);
+	unsigned walk_ways;
+
 	/* Every structural invariant of the tree (reports through check_fail). */
 	bool (*validate)(void *t);
 	/* @dup is a faithful duplicate of @src (as the backend's dup promises). */
@@ -196,15 +242,16 @@ extern const struct tree_backend tree_model;
  * ranges or walks is TREE_BACKENDS_DIFFER, so a walk of the whole range
  * compares the contents (validate runs both validators, nothing more).
  * RCU walks run on the primary alone: the shadow's would race other
- * writes. Dup, fork, insert, alloc, next and prev are the pair's when both
- * backends have them; bulk and alloc_cyclic when the primary has it (a
- * shadow without it is given the primary's result by plain stores: the
- * caller's reference must judge that result); store_path runs the
- * shadow's store when it has no paths. A target skips what its backend
- * lacks. A fork's shadow gets the primary's
- * answers per entry and is made to stop where the primary stopped (a
- * failed dup is not replayed). One pair at a time: a later call replaces
- * the two.
+ * writes; so do walk_by's range walks, whose empty runs the two trees cut
+ * into pieces differently. Dup, fork, insert, alloc, next, prev and the
+ * normal API's calls are the pair's when both backends have them, walk_by's
+ * entry walks when both have the way; bulk and alloc_cyclic when the
+ * primary has it (a shadow without it is given the primary's result by
+ * plain stores: the caller's reference must judge that result);
+ * store_path runs the shadow's store when it has no paths. A target skips
+ * what its backend lacks. A fork's shadow gets the primary's answers per
+ * entry and is made to stop where the primary stopped (a failed dup is not
+ * replayed). One pair at a time: a later call replaces the two.
  */
 const struct tree_backend *tree_pair(const struct tree_backend *primary,
 				     const struct tree_backend *shadow);

@@ -8,6 +8,7 @@
 #include "tree_backend.h"
 
 #include "runtime/alloc.h"
+#include "runtime/sched.h"
 #include "runtime/check.h"
 
 #include <errno.h>
@@ -341,11 +342,13 @@ struct seen {
 	struct seen_entry *v;
 	size_t n, cap;
 	bool spare; /* v is seen_spare */
+	bool rev;   /* a reverse walk: each entry below the one before */
 };
 
 static void seen_init(struct seen *s)
 {
 	s->n = 0;
+	s->rev = false;
 	s->spare = !seen_spare_taken;
 	if (s->spare) {
 		seen_spare_taken = true;
@@ -360,6 +363,11 @@ static void seen_init(struct seen *s)
 static bool seen_add(void *arg, const struct tree_range *r, void *e)
 {
 	struct seen *s = arg;
+	const struct seen_entry *prev = s->n ? &s->v[s->n - 1] : NULL;
+	/* a walk that goes back (or round) on a tree that holds few
+	 * entries would never end: keep the entry that went back, for the
+	 * comparison to name, and stop */
+	bool back = prev && (s->rev ? r->last >= prev->r.first : r->first <= prev->r.last);
 
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 256;
@@ -371,7 +379,7 @@ static bool seen_add(void *arg, const struct tree_range *r, void *e)
 		}
 	}
 	s->v[s->n++] = (struct seen_entry){*r, e};
-	return true;
+	return !back;
 }
 
 static void seen_free(struct seen *s)
@@ -408,18 +416,23 @@ static bool seen_cmp_add(void *arg, const struct tree_range *r, void *e)
 static void seen_judge(struct seen *a, const struct seen_cmp *c, const char *what, uint64_t from,
 		       uint64_t to, tree_visit_fn visit, void *arg)
 {
-	long at = c->at >= 0 ? c->at : a->n == c->n ? -1 : (long)a->n;
+	/* the first entry that differs, or the first only one side has */
+	long at = c->at >= 0 ? c->at : a->n == c->n ? -1 : (long)(a->n < c->n ? a->n : c->n);
 
 	if (at >= 0) {
 		const struct seen_entry *pa = (size_t)at < a->n ? &a->v[at] : NULL;
 		const struct seen_entry *pb = (size_t)at < c->n ? &c->b_at : NULL;
+		char ea[64] = "none", eb[64] = "none";
 
+		if (pa)
+			snprintf(ea, sizeof(ea), "[%#" PRIx64 ", %#" PRIx64 "] -> %p", pa->r.first,
+				 pa->r.last, pa->e);
+		if (pb)
+			snprintf(eb, sizeof(eb), "[%#" PRIx64 ", %#" PRIx64 "] -> %p", pb->r.first,
+				 pb->r.last, pb->e);
 		differ("%s [%#" PRIx64 ", %#" PRIx64 "] differs at entry %ld (%zu entries, the "
-		       "shadow %zu): [%#" PRIx64 ", %#" PRIx64 "] -> %p, the shadow's [%#" PRIx64
-		       ", %#" PRIx64 "] -> %p",
-		       what, from, to, at, a->n, c->n, pa ? pa->r.first : 0, pa ? pa->r.last : 0,
-		       pa ? pa->e : NULL, pb ? pb->r.first : 0, pb ? pb->r.last : 0,
-		       pb ? pb->e : NULL);
+		       "shadow %zu): %s, the shadow's %s",
+		       what, from, to, at, a->n, c->n, ea, eb);
 	}
 	for (size_t i = 0; i < a->n; i++)
 		if (!visit(arg, &a->v[i].r, a->v[i].e))
@@ -630,6 +643,90 @@ static void pair_bulk_end(void *bulk)
 	free(pb);
 }
 
+static void *pair_lookup(void *t, uint64_t index)
+{
+	struct pair *x = t;
+	void *e = P->lookup(x->p, index), *se = S->lookup(x->s, index);
+
+	if (!same_entry(e, se))
+		differ("lookup %#" PRIx64 " gives %p, the shadow %p", index, e, se);
+	return e;
+}
+
+/*
+ * mtree_erase cannot say that it failed: after an injected failure the
+ * shadow erases only if the primary's entry is gone (the caller's map
+ * judges which the primary did).
+ */
+static void *pair_erase_locked(void *t, uint64_t index)
+{
+	struct pair *x = t;
+	struct tree_range r;
+	void *old = P->erase_locked(x->p, index), *sold;
+	bool fired = alloc_fail_fired();
+	struct alloc_fail_pause pause;
+
+	/* the primary's load passes scheduling points (rcu_read_lock): no
+	 * other fiber's check may see the primary erased and the shadow not */
+	sched_hold();
+	alloc_fail_pause(&pause);
+	if (!fired || !old || P->load(x->p, index, &r) != old) {
+		sold = S->erase_locked(x->s, index);
+		if (!same_entry(old, sold))
+			differ("erase_locked at %#" PRIx64 " gave %p, the shadow %p", index, old,
+			       sold);
+	}
+	alloc_fail_resume(&pause);
+	sched_unhold();
+	return old;
+}
+
+static void pair_destroy_locked(void *t)
+{
+	struct pair *x = t;
+
+	P->destroy_locked(x->p);
+	S->destroy_locked(x->s);
+}
+
+static int pair_dup_locked(void *src, void *dst)
+{
+	struct pair *a = src, *b = dst;
+	int err = P->dup_locked(a->p, b->p), serr;
+	struct alloc_fail_pause pause;
+
+	if (!shadow_runs(err))
+		return err;
+	alloc_fail_pause(&pause);
+	serr = S->dup_locked(a->s, b->s);
+	alloc_fail_resume(&pause);
+	if (serr != err)
+		differ("dup_locked returned %d, the shadow %d", err, serr);
+	return err;
+}
+
+/* Entry walks on both, compared as walk's; range walks on the primary
+ * alone (tree_pair in tree_backend.h). */
+static void pair_walk_by(void *t, uint64_t from, uint64_t to, enum tree_walk_way how,
+			 tree_visit_fn visit, void *arg)
+{
+	static const char *const names[TREE_WALK_NR] = {"paused walk", "paused reverse walk",
+							"mt_find walk"};
+	struct pair *x = t;
+	struct seen a;
+	struct seen_cmp c = {&a, 0, -1, {{0, 0}, NULL}};
+
+	if (how >= TREE_WALK_RANGES || !(S->walk_ways & (1u << how))) {
+		P->walk_by(x->p, from, to, how, visit, arg);
+		return;
+	}
+	seen_init(&a);
+	a.rev = how == TREE_WALK_PAUSED_REV;
+	P->walk_by(x->p, from, to, how, seen_add, &a);
+	S->walk_by(x->s, from, to, how, seen_cmp_add, &c);
+	seen_judge(&a, &c, names[how], from, to, visit, arg);
+}
+
 /* Both trees sound (their contents are compared by a walk: pair_walk). */
 static bool pair_validate(void *t)
 {
@@ -714,6 +811,11 @@ static struct tree_backend pair = {
     .bulk_begin = pair_bulk_begin,
     .bulk_append = pair_bulk_append,
     .bulk_end = pair_bulk_end,
+    .lookup = pair_lookup,
+    .erase_locked = pair_erase_locked,
+    .destroy_locked = pair_destroy_locked,
+    .dup_locked = pair_dup_locked,
+    .walk_by = pair_walk_by,
     .validate = pair_validate,
     .check_dup = pair_check_dup,
     .picture = pair_picture,
@@ -738,6 +840,14 @@ const struct tree_backend *tree_pair(const struct tree_backend *primary,
 	pair.alloc_cyclic = primary->alloc_cyclic ? pair_alloc_cyclic : NULL;
 	pair.next = primary->next && shadow->next ? pair_next : NULL;
 	pair.prev = primary->prev && shadow->prev ? pair_prev : NULL;
+	pair.lookup = primary->lookup && shadow->lookup ? pair_lookup : NULL;
+	pair.erase_locked =
+	    primary->erase_locked && shadow->erase_locked ? pair_erase_locked : NULL;
+	pair.destroy_locked =
+	    primary->destroy_locked && shadow->destroy_locked ? pair_destroy_locked : NULL;
+	pair.dup_locked = primary->dup_locked && shadow->dup_locked ? pair_dup_locked : NULL;
+	pair.walk_by = primary->walk_by ? pair_walk_by : NULL;
+	pair.walk_ways = primary->walk_by ? primary->walk_ways : 0;
 	if (!primary->bulk_begin) {
 		/* the target then stores entry by entry, on both */
 		pair.bulk_begin = NULL;

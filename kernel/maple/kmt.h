@@ -71,6 +71,24 @@ typedef bool (*kmt_visit_fn)(void *arg, uint64_t first, uint64_t last, void *ent
 void kmt_walk(struct kmt_tree *t, uint64_t from, uint64_t to, bool rcu, kmt_visit_fn visit,
 	      void *arg);
 
+/* The normal API: mtree_load; mtree_erase (the entry it found; it cannot
+ * report a failure); mtree_destroy (6.1's zeroed flags set again, as
+ * kmt_clear does); mtree_dup(GFP_KERNEL), only with KMT_HAVE_MTREE_DUP. */
+void *kmt_lookup(struct kmt_tree *t, uint64_t index);
+void *kmt_erase_locked(struct kmt_tree *t, uint64_t index);
+void kmt_destroy_locked(struct kmt_tree *t);
+int kmt_dup_locked(struct kmt_tree *src, struct kmt_tree *dst);
+/*
+ * A walk of [from, to] (tree_backend.h's enum tree_walk_way): _PAUSED
+ * mas_find (_REV: mas_find_rev from @to) with mas_pause after each entry;
+ * _FIND mt_find, then mt_find_after (each entry's range from where its
+ * search started); _RANGES mas_find_range (_REV: mas_find_range_rev from
+ * @to), only with KMT_HAVE_FIND_RANGE, a NULL entry for an empty range.
+ */
+enum { KMT_WALK_PAUSED, KMT_WALK_PAUSED_REV, KMT_WALK_FIND, KMT_WALK_RANGES, KMT_WALK_RANGES_REV };
+void kmt_walk_by(struct kmt_tree *t, uint64_t from, uint64_t to, int how, kmt_visit_fn visit,
+		 void *arg);
+
 /* The next three only with KMT_HAVE_DUP (a tree with __mt_dup). */
 /* __mt_dup(GFP_KERNEL) into the empty @dst: 0 or -ENOMEM. */
 int kmt_dup(struct kmt_tree *src, struct kmt_tree *dst);

@@ -33,6 +33,9 @@
  *    dup, fork or fork_exit here: the members are NULL;
  *  - bulk appends past the expected count leave preallocated mode
  *    (kmt_bulk_append);
+ *  - the normal API's calls are the kernel's mtree_*; dup_locked is NULL
+ *    without mtree_dup, and walk_by has no range walks without
+ *    mas_find_range (probe.sh);
  *  - dump prints with mt_dump(mt_dump_hex): @print is not used.
  */
 #include "kmt_backend.h"
@@ -342,6 +345,55 @@ static void tk_bulk_end(void *bulk)
 #define TK_BULK(fn) NULL
 #endif
 
+static void *tk_lookup(void *t, uint64_t index)
+{
+	return kmt_lookup(t, index);
+}
+
+static void *tk_erase_locked(void *t, uint64_t index)
+{
+	return kmt_erase_locked(t, index);
+}
+
+static void tk_destroy_locked(void *t)
+{
+	kmt_destroy_locked(t);
+}
+
+#ifdef KMT_HAVE_MTREE_DUP
+static int tk_dup_locked(void *src, void *dst)
+{
+	return kmt_dup_locked(src, dst);
+}
+#define TK_MTREE_DUP(fn) fn
+#else
+#define TK_MTREE_DUP(fn) NULL /* no mtree_dup in this tree */
+#endif
+
+static void tk_walk_by(void *t, uint64_t from, uint64_t to, enum tree_walk_way how,
+		       tree_visit_fn visit, void *arg)
+{
+	static const int way[TREE_WALK_NR] = {
+	    [TREE_WALK_PAUSED] = KMT_WALK_PAUSED,
+	    [TREE_WALK_PAUSED_REV] = KMT_WALK_PAUSED_REV,
+	    [TREE_WALK_FIND] = KMT_WALK_FIND,
+	    [TREE_WALK_RANGES] = KMT_WALK_RANGES,
+	    [TREE_WALK_RANGES_REV] = KMT_WALK_RANGES_REV,
+	};
+	struct tk_visit v = {visit, arg};
+
+	if ((unsigned)how < TREE_WALK_NR)
+		kmt_walk_by(t, from, to, way[how], tk_visit_one, &v);
+}
+
+#define TK_WALK_ENTRIES                                                                            \
+	((1u << TREE_WALK_PAUSED) | (1u << TREE_WALK_PAUSED_REV) | (1u << TREE_WALK_FIND))
+#ifdef KMT_HAVE_FIND_RANGE
+#define TK_WALK_WAYS (TK_WALK_ENTRIES | (1u << TREE_WALK_RANGES) | (1u << TREE_WALK_RANGES_REV))
+#else
+#define TK_WALK_WAYS TK_WALK_ENTRIES /* no mas_find_range in this tree */
+#endif
+
 static bool tk_validate(void *t)
 {
 	return kmt_validate(t) == 0;
@@ -471,6 +523,12 @@ const struct tree_backend tree_kernel = {
     .bulk_begin = TK_BULK(tk_bulk_begin),
     .bulk_append = TK_BULK(tk_bulk_append),
     .bulk_end = TK_BULK(tk_bulk_end),
+    .lookup = tk_lookup,
+    .erase_locked = tk_erase_locked,
+    .destroy_locked = tk_destroy_locked,
+    .dup_locked = TK_MTREE_DUP(tk_dup_locked),
+    .walk_by = tk_walk_by,
+    .walk_ways = TK_WALK_WAYS,
     .validate = tk_validate,
     .check_dup = tk_check_dup,
     .picture = tk_picture,

@@ -36,6 +36,13 @@ const struct kmt_known_finding kmt_known_findings[KMT_KNOWN_NR] = {
 	{"gap_limits", "bugs/kernel/older/maple_gap_limits.txt",
 	 "a gap search for size 0, or for more indices than its window holds, is "
 	 "answered -EINVAL whatever the kernel's search found"},
+    [KMT_KNOWN_PAUSED_REV_TOP] =
+	{"paused_rev_top", "bugs/kernel/older/maple_paused_rev_top.txt",
+	 "a paused reverse walk whose last entry ended at ULONG_MAX goes on "
+	 "from below that entry"},
+    [KMT_KNOWN_PAUSED_REV_WRAP] =
+	{"paused_rev_wrap", "bugs/kernel/older/maple_paused_rev_wrap.txt",
+	 "a paused reverse walk whose last entry began at 0 ends"},
 };
 
 int kmt_known_parse(const char *spec, bool shown[KMT_KNOWN_NR], char *bad, size_t badsz)

@@ -41,6 +41,10 @@ enum kmt_known {
 	KMT_KNOWN_PREV_ROOT_MIN,
 	/* bugs/kernel/older/maple_gap_limits.txt (6.1) */
 	KMT_KNOWN_GAP_LIMITS,
+	/* bugs/kernel/older/maple_paused_rev_top.txt (6.1) */
+	KMT_KNOWN_PAUSED_REV_TOP,
+	/* bugs/kernel/older/maple_paused_rev_wrap.txt (6.1) */
+	KMT_KNOWN_PAUSED_REV_WRAP,
 	KMT_KNOWN_NR
 };
 

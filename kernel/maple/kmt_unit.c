@@ -380,16 +380,21 @@ struct kmt_tree *kmt_create(void)
 	return t;
 }
 
+/*
+ * After __mt_destroy: later trees' keeps the attributes (still RCU, still
+ * ALLOC_RANGE); 6.1's zeroes the flags, as for a tree never used again
+ * (exit_mmap's). Ours lives on, the same kind of tree.
+ */
+static void kmt_destroyed(struct kmt_tree *t)
+{
+	if (!(t->mt.ma_flags & MT_FLAGS_ALLOC_RANGE))
+		mt_init_flags(&t->mt, KMT_FLAGS);
+}
+
 void kmt_clear(struct kmt_tree *t)
 {
 	__mt_destroy(&t->mt);
-	/*
-	 * Later trees' __mt_destroy keeps the attributes (still RCU, still
-	 * ALLOC_RANGE); 6.1's zeroes the flags, as for a tree never used
-	 * again (exit_mmap's). Ours lives on, the same kind of tree.
-	 */
-	if (!(t->mt.ma_flags & MT_FLAGS_ALLOC_RANGE))
-		mt_init_flags(&t->mt, KMT_FLAGS);
+	kmt_destroyed(t);
 }
 
 void kmt_release(struct kmt_tree *t)
@@ -601,6 +606,35 @@ void *kmt_find(struct kmt_tree *t, uint64_t from, uint64_t max, uint64_t *first,
 	return entry;
 }
 
+/*
+ * What a reverse find gave, with the known findings of 6.1's mas_find_rev
+ * sidestepped (the caller holds the RCU read lock; @from_above: the search
+ * started above 0 and has not yet given [0, 0]):
+ *  - find_rev_root (kmt_known.h): from an index above 0, on a tree whose
+ *    root holds one entry over [0, 0] without a node, the walk finds no
+ *    entry and stops (the root is not searchable), so the entry at 0 is
+ *    never found. Give it, as a fixed kernel does.
+ *  - prev_root_min: mas_find_rev_setup gives the root's entry [0, 0]
+ *    whatever the min.
+ */
+static void *kmt_rev_sidestep(struct kmt_tree *t, void *entry, uint64_t min, bool from_above,
+			      uint64_t *first, uint64_t *last)
+{
+	void *root = rcu_dereference_raw(t->mt.ma_root);
+
+	if (!entry && !min && from_above && root && !xa_is_node(root) &&
+	    kmt_known_sidestep(KMT_KNOWN_FIND_REV_ROOT)) {
+		entry = root;
+		*first = *last = 0;
+	}
+	if (entry && min && *first < min && !xa_is_node(root) &&
+	    kmt_known_sidestep(KMT_KNOWN_PREV_ROOT_MIN)) {
+		entry = NULL;
+		*first = *last = 0;
+	}
+	return entry;
+}
+
 void *kmt_find_prev(struct kmt_tree *t, uint64_t from, uint64_t min, uint64_t *first,
 		    uint64_t *last)
 {
@@ -613,28 +647,7 @@ void *kmt_find_prev(struct kmt_tree *t, uint64_t from, uint64_t min, uint64_t *f
 	entry = mas_find_rev(&mas, min);
 	*first = mas.index;
 	*last = mas.last;
-	/*
-	 * Known finding find_rev_root (kmt_known.h): 6.1's mas_find_rev from
-	 * an index above 0, on a tree whose root holds one entry over [0, 0]
-	 * without a node, walks to no entry and stops there (the root is not
-	 * searchable), so the entry at 0 is never found. Give it, as a fixed
-	 * kernel does.
-	 */
-	if (!entry && !min && kmt_known_sidestep(KMT_KNOWN_FIND_REV_ROOT)) {
-		void *root = rcu_dereference(t->mt.ma_root);
-
-		if (root && !xa_is_node(root)) {
-			entry = root;
-			*first = *last = 0;
-		}
-	}
-	/* Known finding prev_root_min (kmt_step): mas_find_rev_setup gives
-	 * the root's entry [0, 0] whatever the min too. */
-	if (entry && min && !xa_is_node(rcu_dereference_raw(t->mt.ma_root)) &&
-	    kmt_known_sidestep(KMT_KNOWN_PREV_ROOT_MIN)) {
-		entry = NULL;
-		*first = *last = 0;
-	}
+	entry = kmt_rev_sidestep(t, entry, min, from > 0, first, last);
 	rcu_read_unlock();
 	return entry;
 }
@@ -816,6 +829,155 @@ out:
 		kmt_rcu_walkers &= ~bit;
 		*w = (struct kmt_walker){0};
 		rcu_read_unlock();
+	}
+}
+
+/* ---- the normal API and the other walks ----------------------------------- */
+
+/*
+ * The calls below that take the tree's lock (mtree_erase, mtree_destroy,
+ * mtree_dup) take its spinlock, the shim's mutex, as mtree_store_range
+ * does (kmt_store_path): the harness's own lock is held too, so no other
+ * fiber ever waits on it.
+ */
+void *kmt_lookup(struct kmt_tree *t, uint64_t index)
+{
+	return mtree_load(&t->mt, index);
+}
+
+void *kmt_erase_locked(struct kmt_tree *t, uint64_t index)
+{
+	return mtree_erase(&t->mt, index);
+}
+
+void kmt_destroy_locked(struct kmt_tree *t)
+{
+	mtree_destroy(&t->mt);
+	kmt_destroyed(t);
+}
+
+#ifdef KMT_HAVE_MTREE_DUP
+int kmt_dup_locked(struct kmt_tree *src, struct kmt_tree *dst)
+{
+	return mtree_dup(&src->mt, &dst->mt, GFP_KERNEL);
+}
+#endif
+
+/*
+ * Known finding prev_root_min (kmt_step) in a backward walk: the root's
+ * entry [0, 0], held without a node, given below a min above 0.
+ */
+static bool kmt_root_below_min(struct kmt_tree *t, void *entry, uint64_t first, uint64_t min)
+{
+	return entry && min && first < min && !xa_is_node(rcu_dereference_raw(t->mt.ma_root)) &&
+	       kmt_known_sidestep(KMT_KNOWN_PREV_ROOT_MIN);
+}
+
+/* mt_for_each from @from: the range of an entry from where its search
+ * started to the index before the one mt_find moved to. */
+static void kmt_walk_find(struct kmt_tree *t, uint64_t from, uint64_t to, kmt_visit_fn visit,
+			  void *arg)
+{
+	unsigned long index = from, start = from;
+	void *entry;
+
+	for (entry = mt_find(&t->mt, &index, to); entry;
+	     entry = mt_find_after(&t->mt, &index, to)) {
+		if (!visit(arg, start, index - 1, entry)) /* (index 0: it ended at ULONG_MAX) */
+			return;
+		start = index;
+	}
+}
+
+/* A caller that drops its locks after each entry: mas_pause, then on. */
+static void kmt_walk_paused(struct kmt_tree *t, uint64_t from, uint64_t to, bool rev,
+			    kmt_visit_fn visit, void *arg)
+{
+	MA_STATE(mas, &t->mt, rev ? to : from, rev ? to : from);
+	uint64_t first = 0, last = 0;
+	bool above = to > 0; /* reverse: [0, 0] not given yet */
+	bool paused = false;
+	void *entry;
+
+	do {
+		/*
+		 * Known findings paused_rev_top and paused_rev_wrap
+		 * (kmt_known.h): 6.1's mas_find_rev from a pause gives up
+		 * when the last entry ended at ULONG_MAX (the forward walk's
+		 * test), and when it began at 0 goes on from ULONG_MAX. Do
+		 * what a fixed kernel's does there: go on from below the
+		 * entry, or end.
+		 */
+		if (rev && paused && !first && kmt_known_sidestep(KMT_KNOWN_PAUSED_REV_WRAP))
+			break;
+		if (rev && paused && first && last == ULONG_MAX &&
+		    kmt_known_sidestep(KMT_KNOWN_PAUSED_REV_TOP))
+			mas_set(&mas, first - 1);
+		rcu_read_lock();
+		entry = rev ? mas_find_rev(&mas, from) : mas_find(&mas, to);
+		first = mas.index;
+		last = mas.last;
+		if (rev)
+			entry = kmt_rev_sidestep(t, entry, from, above, &first, &last);
+		above = above && !(entry && first == 0);
+		mas_pause(&mas);
+		paused = true;
+		rcu_read_unlock();
+	} while (entry && visit(arg, first, last, entry));
+}
+
+#ifdef KMT_HAVE_FIND_RANGE
+/* Range by range, empty ones too: a NULL entry from an active state is
+ * an empty range, from any other the end. */
+static void kmt_walk_ranges(struct kmt_tree *t, uint64_t from, uint64_t to, bool rev,
+			    kmt_visit_fn visit, void *arg)
+{
+	MA_STATE(mas, &t->mt, rev ? to : from, rev ? to : from);
+	void *entry;
+
+	rcu_read_lock();
+	for (;;) {
+		entry = rev ? mas_find_range_rev(&mas, from) : mas_find_range(&mas, to);
+		if (!entry && !mas_is_active(&mas))
+			break;
+		/* a first walk that lands in an empty range reaching the
+		 * window's far end answers NULL with the state still active
+		 * (mas_find_setup's index == max, mas_find_rev_setup's
+		 * index < min), where later ones overflow or underflow: for
+		 * a caller, the end (an empty last piece, which a check of
+		 * the window does not miss) */
+		if (!entry && (rev ? mas.index <= from : mas.last >= to))
+			break;
+		if (rev && kmt_root_below_min(t, entry, mas.index, from))
+			break;
+		if (!visit(arg, mas.index, mas.last, entry))
+			break;
+		if (rev ? mas.index <= from : mas.last >= to)
+			break;
+	}
+	rcu_read_unlock();
+}
+#endif
+
+void kmt_walk_by(struct kmt_tree *t, uint64_t from, uint64_t to, int how, kmt_visit_fn visit,
+		 void *arg)
+{
+	if (from > to)
+		return;
+	switch (how) {
+	case KMT_WALK_PAUSED:
+	case KMT_WALK_PAUSED_REV:
+		kmt_walk_paused(t, from, to, how == KMT_WALK_PAUSED_REV, visit, arg);
+		break;
+	case KMT_WALK_FIND:
+		kmt_walk_find(t, from, to, visit, arg);
+		break;
+#ifdef KMT_HAVE_FIND_RANGE
+	case KMT_WALK_RANGES:
+	case KMT_WALK_RANGES_REV:
+		kmt_walk_ranges(t, from, to, how == KMT_WALK_RANGES_REV, visit, arg);
+		break;
+#endif
 	}
 }
 

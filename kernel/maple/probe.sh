@@ -26,6 +26,11 @@
 #                     fork are not supported
 #                     -DKMT_HAVE_ALLOC_CYCLIC: mtree_alloc_cyclic (found
 #                     by compiling); without it no alloc_cyclic
+#                     -DKMT_HAVE_MTREE_DUP: mtree_dup; without it no
+#                     dup_locked
+#                     -DKMT_HAVE_FIND_RANGE: mas_find_range and
+#                     mas_find_range_rev; without them walk_by has no
+#                     range walks
 #                     -DKMT_ALLOC_OLD: mtree_alloc_range searches with
 #                     mas_alloc, not mas_empty_area (before 6.5); then
 #                     no alloc
@@ -159,6 +164,19 @@ if has alloc_cyclic 'mtree_alloc_cyclic(NULL, NULL, NULL, 0, 0, NULL, GFP_KERNEL
 	echo "probe: mtree_alloc_cyclic is there: alloc_cyclic supported" >&2
 else
 	echo "probe: no mtree_alloc_cyclic: the backend has no alloc_cyclic" >&2
+fi
+
+if has mtree_dup 'mtree_dup(NULL, NULL, GFP_KERNEL)'; then
+	defs="$defs -DKMT_HAVE_MTREE_DUP"
+	echo "probe: mtree_dup is there: dup_locked supported" >&2
+else
+	echo "probe: no mtree_dup: the backend has no dup_locked" >&2
+fi
+if has find_range 'mas_find_range(NULL, 0); mas_find_range_rev(NULL, 0)'; then
+	defs="$defs -DKMT_HAVE_FIND_RANGE"
+	echo "probe: mas_find_range(_rev) is there: range walks supported" >&2
+else
+	echo "probe: no mas_find_range: walk_by has no range walks" >&2
 fi
 
 # mtree_alloc_range and mtree_alloc_rrange before they searched with

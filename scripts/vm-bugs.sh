@@ -58,6 +58,7 @@ median() { # the median of the numbers on stdin, "-" counted as never
 		print (m == "" || m == "-") ? "-" : m }'
 }
 
+mkdir -p "$OUTDIR" || die "cannot make $OUTDIR"
 status=0
 printf '%-32s %-6s %-24s %s\n' bug tree "times (s)" median
 for n in "${names[@]}"; do

@@ -46,6 +46,16 @@ const struct kver_rule_desc kver_rules[KV_NRULES] = {
 			   {0},
 			   "fs/proc/task_mmu: the lf mnemonic for VM_LOCKONFAULT in "
 			   "VmFlags"},
+    /* madvise_populate over the whole range instead of madvise_walk_vmas's
+     * visit of each VMA: a hole ended the call at once from then on,
+     * where the walk noted it (-ENOMEM at the end) and went on to the
+     * VMAs after it, whose own error (-EINVAL for an access they do not
+     * allow) came first; 6.1.192 walks */
+    [KV_POPULATE_STOPS_AT_HOLE] = {"populate_stops_at_hole",
+				   KVER(6, 9, 0),
+				   {0},
+				   "mm/madvise: make MADV_POPULATE_(READ|WRITE) handle "
+				   "VM_FAULT_RETRY properly"},
 };
 
 bool kver_has(unsigned v, enum kver_rule rule)

@@ -42,6 +42,9 @@ enum kver_rule {
 	KV_MPROTECT_UNACCOUNT_UNFAULTED,
 	/* smaps names VM_LOCKONFAULT ("lf") in VmFlags */
 	KV_SMAPS_SHOWS_LF,
+	/* MADV_POPULATE_(READ|WRITE) stops at the first hole; before, it
+	 * walked the range VMA by VMA, past holes */
+	KV_POPULATE_STOPS_AT_HOLE,
 	KV_NRULES
 };
 

@@ -2,6 +2,8 @@
 /* MADV_FREE, MADV_PAGEOUT and MADV_POPULATE_* on pages (reclaim.h). */
 #include "mm/reclaim.h"
 
+#include "mm/kver.h"
+
 #include "mm/mlock.h"
 #include "mm/mm.h"
 #include "mm/page.h"
@@ -85,6 +87,10 @@ void pageout_range(struct vma *v, uint64_t start, uint64_t end)
 int populate_advice(struct mm *mm, uint64_t start, uint64_t end, bool write)
 {
 	uint64_t budget = MM_POPULATE_MAX_PAGES;
+	/* before KV_POPULATE_STOPS_AT_HOLE, madvise_walk_vmas's visit of each
+	 * VMA: a hole is noted and the walk goes on past it */
+	bool past_holes = !kver_has(mm->kver, KV_POPULATE_STOPS_AT_HOLE);
+	int unmapped = 0;
 
 	for (uint64_t at = start; at < end;) {
 		struct vma *v = mm_vma_at(mm, at);
@@ -92,6 +98,13 @@ int populate_advice(struct mm *mm, uint64_t start, uint64_t end, bool write)
 
 		/* faultin_page_range with FOLL_MADV_POPULATE: no VMA is
 		 * -ENOMEM, an access the VMA does not allow -EINVAL */
+		if (!v && past_holes) {
+			v = mm_find_vma(mm, at);
+			unmapped = -ENOMEM;
+			if (!v || v->start >= end)
+				return unmapped;
+			at = v->start;
+		}
 		if (!v)
 			return -ENOMEM;
 		if (!(v->flags & (write ? VM_WRITE : VM_READ)))
@@ -107,5 +120,5 @@ int populate_advice(struct mm *mm, uint64_t start, uint64_t end, bool write)
 		if (!budget)
 			return 0;
 	}
-	return 0;
+	return unmapped;
 }

@@ -53,6 +53,11 @@ done
 command -v taskset >/dev/null || die "taskset is missing (util-linux)"
 mkdir -p "$OUTDIR" || die "cannot make $OUTDIR"
 OUTDIR=$(readlink -f "$OUTDIR")
+# every tree first: a wrong one ends the run before anything is built
+ksrcs=()
+for tree in "${trees[@]}"; do
+	ksrcs+=("$(OUTDIR=$OUTDIR scripts/kernel-tree.sh "$tree")") || exit 2
+done
 make -s -j"$JOBS" OUTDIR="$OUTDIR" "$OUTDIR/libfuzzer/fuzz_mtree" "$OUTDIR/libfuzzer/fuzz_mm" corpus \
 	>/dev/null || die "the model targets did not build"
 
@@ -69,8 +74,7 @@ run() {
 
 status=0
 printf '%-10s %-12s %12s %9s %12s %9s %7s  %s\n' tree target runs exec/s "twin runs" exec/s ratio "3,000 exec/s"
-for tree in "${trees[@]}"; do
-	ksrc=$(OUTDIR=$OUTDIR scripts/kernel-tree.sh "$tree") || exit 2
+for ksrc in "${ksrcs[@]}"; do
 	key=$(scripts/kernel-tree.sh --key "$ksrc") || exit 2
 	k=$OUTDIR/kernel/$key
 	mkdir -p "$k"

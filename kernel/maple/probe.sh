@@ -139,45 +139,35 @@ has() { # has NAME CALL: lib/maple_tree.c defines NAME in this configuration
 		>"$tmp/err" 2>&1
 }
 
+# feature NAME CALL DEF YES NO: DEF defined when the tree has NAME, and
+# which it is said either way
+feature() {
+	if has "$1" "$2"; then
+		defs="$defs -D$3"
+		echo "probe: $4" >&2
+	else
+		echo "probe: $5" >&2
+	fi
+}
+
 defs=
-if has nr_allocated 'mt_nr_allocated()'; then
-	defs="$defs -DKMT_HAVE_NR_ALLOCATED"
-	echo "probe: the shim's node count mt_nr_allocated is there" >&2
-else
-	echo "probe: no mt_nr_allocated (__KERNEL__?): live nodes are counted by the hooks alone" >&2
-fi
-if has bulk 'mas_expected_entries(NULL, 1)'; then
-	defs="$defs -DKMT_HAVE_BULK"
-	echo "probe: mas_expected_entries is there: bulk supported" >&2
-else
-	echo "probe: no mas_expected_entries: the backend has no bulk" >&2
-fi
-if has dup '__mt_dup(NULL, NULL, GFP_KERNEL)'; then
-	defs="$defs -DKMT_HAVE_DUP"
-	echo "probe: __mt_dup is there: dup and fork supported" >&2
-else
-	echo "probe: no __mt_dup (before 6.8): the backend has no dup and no fork" >&2
-fi
-
-if has alloc_cyclic 'mtree_alloc_cyclic(NULL, NULL, NULL, 0, 0, NULL, GFP_KERNEL)'; then
-	defs="$defs -DKMT_HAVE_ALLOC_CYCLIC"
-	echo "probe: mtree_alloc_cyclic is there: alloc_cyclic supported" >&2
-else
-	echo "probe: no mtree_alloc_cyclic: the backend has no alloc_cyclic" >&2
-fi
-
-if has mtree_dup 'mtree_dup(NULL, NULL, GFP_KERNEL)'; then
-	defs="$defs -DKMT_HAVE_MTREE_DUP"
-	echo "probe: mtree_dup is there: dup_locked supported" >&2
-else
-	echo "probe: no mtree_dup: the backend has no dup_locked" >&2
-fi
-if has find_range 'mas_find_range(NULL, 0); mas_find_range_rev(NULL, 0)'; then
-	defs="$defs -DKMT_HAVE_FIND_RANGE"
-	echo "probe: mas_find_range(_rev) is there: range walks supported" >&2
-else
-	echo "probe: no mas_find_range: walk_by has no range walks" >&2
-fi
+feature nr_allocated 'mt_nr_allocated()' KMT_HAVE_NR_ALLOCATED \
+	"the shim's node count mt_nr_allocated is there" \
+	"no mt_nr_allocated (__KERNEL__?): live nodes are counted by the hooks alone"
+feature bulk 'mas_expected_entries(NULL, 1)' KMT_HAVE_BULK \
+	"mas_expected_entries is there: bulk supported" \
+	"no mas_expected_entries: the backend has no bulk"
+feature dup '__mt_dup(NULL, NULL, GFP_KERNEL)' KMT_HAVE_DUP \
+	"__mt_dup is there: dup and fork supported" \
+	"no __mt_dup (before 6.8): the backend has no dup and no fork"
+feature alloc_cyclic 'mtree_alloc_cyclic(NULL, NULL, NULL, 0, 0, NULL, GFP_KERNEL)' \
+	KMT_HAVE_ALLOC_CYCLIC "mtree_alloc_cyclic is there: alloc_cyclic supported" \
+	"no mtree_alloc_cyclic: the backend has no alloc_cyclic"
+feature mtree_dup 'mtree_dup(NULL, NULL, GFP_KERNEL)' KMT_HAVE_MTREE_DUP \
+	"mtree_dup is there: dup_locked supported" "no mtree_dup: the backend has no dup_locked"
+feature find_range 'mas_find_range(NULL, 0); mas_find_range_rev(NULL, 0)' KMT_HAVE_FIND_RANGE \
+	"mas_find_range(_rev) is there: range walks supported" \
+	"no mas_find_range: walk_by has no range walks"
 
 # mtree_alloc_range and mtree_alloc_rrange before they searched with
 # mas_empty_area(_rev) (6.5): mas_alloc and mas_rev_alloc, whose windows and

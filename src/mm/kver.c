@@ -56,6 +56,13 @@ const struct kver_rule_desc kver_rules[KV_NRULES] = {
 				   {0},
 				   "mm/madvise: make MADV_POPULATE_(READ|WRITE) handle "
 				   "VM_FAULT_RETRY properly"},
+    /* vma_merge_new_range asks about next knowing whether prev merges;
+     * mmap_region's own expansion before it looked at next first and
+     * let prev in only if it suited next's anon_vma; 6.1.192 does that */
+    [KV_NEW_RANGE_PREFERS_PREV] = {"new_range_prefers_prev",
+				   KVER(6, 12, 0),
+				   {0},
+				   "mm: avoid using vma_merge() for new VMAs"},
 };
 
 bool kver_has(unsigned v, enum kver_rule rule)

@@ -45,6 +45,9 @@ enum kver_rule {
 	/* MADV_POPULATE_(READ|WRITE) stops at the first hole; before, it
 	 * walked the range VMA by VMA, past holes */
 	KV_POPULATE_STOPS_AT_HOLE,
+	/* a new mapping that can merge with prev or with next but not both
+	 * (their anon_vmas differ) merges with prev; before, with next */
+	KV_NEW_RANGE_PREFERS_PREV,
 	KV_NRULES
 };
 

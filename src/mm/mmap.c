@@ -3,6 +3,7 @@
 #include "mm/mmap.h"
 
 #include "mm/file.h"
+#include "mm/kver.h"
 #include "mm/mlock.h"
 #include "mm/mm.h"
 #include "mm/stack.h"
@@ -265,6 +266,7 @@ int64_t mm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags,
 	if (err)
 		goto out;
 	m = mmap_range(mm, at, len, prot, flags, file, pgoff);
+	m.next_first = !kver_has(mm->kver, KV_NEW_RANGE_PREFERS_PREV);
 	/* MAP_FIXED replaces what was there */
 	err = do_munmap(mm, m.start, m.end);
 	if (err)

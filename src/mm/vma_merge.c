@@ -256,7 +256,11 @@ struct vma *vma_merge_new_range(struct mm *mm, struct merge_range *m, int *err)
 	if (next && next == m->exclude)
 		next = NULL;
 	left = can_merge_after(prev, m);
-	right = can_merge_before(next, m) && (!left || both_ways(prev, next));
+	right = can_merge_before(next, m);
+	if (m->next_first)
+		left = left && (!right || both_ways(prev, next));
+	else
+		right = right && (!left || both_ways(prev, next));
 	target = left ? prev : right ? next : NULL;
 	start = left ? prev->start : m->start;
 	*err = 0;

@@ -25,6 +25,9 @@ struct merge_range {
 	/* a neighbour the range must not merge with (copy_vma keeping an
 	 * unfaulted source: MREMAP_DONTUNMAP), or NULL */
 	const struct vma *exclude;
+	/* mmap_region before KV_NEW_RANGE_PREFERS_PREV: next is looked at
+	 * first, and prev merges only if it suits next too */
+	bool next_first;
 };
 
 /* Store @v over its range in its mm's tree: 0 or -ENOMEM (tree unchanged). */

@@ -255,12 +255,17 @@ struct vma *vma_merge_new_range(struct mm *mm, struct merge_range *m, int *err)
 		prev = NULL;
 	if (next && next == m->exclude)
 		next = NULL;
-	left = can_merge_after(prev, m);
 	right = can_merge_before(next, m);
-	if (m->next_first)
-		left = left && (!right || both_ways(prev, next));
-	else
+	if (m->next_first && right) {
+		/* prev is asked whether it takes next's anon_vma */
+		struct merge_range mn = *m;
+
+		mn.anon_vma = next->anon_vma;
+		left = can_merge_after(prev, &mn);
+	} else {
+		left = can_merge_after(prev, m);
 		right = right && (!left || both_ways(prev, next));
+	}
 	target = left ? prev : right ? next : NULL;
 	start = left ? prev->start : m->start;
 	*err = 0;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +291,40 @@ static int64_t map_limit(int64_t want)
 	return r;
 }
 
+/*
+ * The conditions conform's agreement rests on, taken away on purpose for a
+ * test (VMAFUZZ_REAL_SELFTEST, set by vmafuzz conform's --selftest-no-drain
+ * and --selftest-spread-cpus; docs/fidelity.md, "The LRU batches"):
+ * no-drain: the LRU batches are not drained before each call; spread-cpus:
+ * each call runs on the next online CPU in turn instead of the one the
+ * process was pinned to, so a page faulted in by one call waits in another
+ * CPU's batch than the next call's drain empties.
+ */
+static enum { RS_NONE, RS_NO_DRAIN, RS_SPREAD_CPUS } real_selftest;
+
+static void selftest_read(void)
+{
+	const char *v = getenv("VMAFUZZ_REAL_SELFTEST");
+
+	real_selftest = !v			    ? RS_NONE
+			: !strcmp(v, "no-drain")    ? RS_NO_DRAIN
+			: !strcmp(v, "spread-cpus") ? RS_SPREAD_CPUS
+						    : RS_NONE;
+}
+
+static void spread_cpu(void)
+{
+	static unsigned calls;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t cpus;
+
+	if (n < 2)
+		return;
+	CPU_ZERO(&cpus);
+	CPU_SET((int)(calls++ % (unsigned long)n), &cpus);
+	(void)sched_setaffinity(0, sizeof(cpus), &cpus);
+}
+
 /* ---- the loop ----------------------------------------------------------- */
 
 /* fork: the child goes on serving the new socket (*child set), the parent
@@ -342,7 +377,10 @@ static bool serve(const struct kreq *q, const int *fds, unsigned nfds)
 			c.touch_max_pages = MMF_TOUCH_PAGES;
 		/* the tool's reads of /proc/PID/mem and other processes on
 		 * this CPU leave pages in its LRU batches; the model has none */
-		ksys_drain();
+		if (real_selftest == RS_SPREAD_CPUS)
+			spread_cpu();
+		if (real_selftest != RS_NO_DRAIN)
+			ksys_drain();
 		r.result = c.code == KSYS_TOUCH ? ksys_touch(&c, r.seen) : ksys_call(&c);
 		break;
 	case KOP_FORK:
@@ -382,6 +420,8 @@ static bool serve(const struct kreq *q, const int *fds, unsigned nfds)
 static int64_t setup(uint64_t file_size)
 {
 	int e = ksys_setup();
+
+	selftest_read();
 
 	if (e)
 		return -1000 - e;

@@ -121,6 +121,22 @@ expect 1 "conform: $T/three.txt: operation 2 differs" \
 	grep -q 'conform: corpus/fuzz_mm/advice_cycle.txt: operation 0 differs' "$T/out" && ok ||
 	bad "--keep-going did not report every differing operation"
 
+# the conditions the agreement rests on (docs/fidelity.md, "The LRU
+# batches"), each taken away: without the drain before each call the lazily
+# freed page's program differs; with each call on another CPU, a page
+# faulted in on one waits in that CPU's batch and pageout (on the next)
+# cannot take it. Both agree with the conditions kept.
+expect 1 'conform_lazyfree_batch.txt: operation 8 differs: madvise p0 @0x10:6 free' \
+	"$V" conform --selftest-no-drain corpus/fuzz_mm/conform_lazyfree_batch.txt
+if [ "$(nproc)" -ge 2 ]; then
+	expect 1 'conform_pageout_same_cpu.txt: operation 2 differs: madvise p0 @0x10:1 pageout' \
+		"$V" conform --selftest-spread-cpus corpus/fuzz_mm/conform_pageout_same_cpu.txt
+else
+	ok "one CPU: --selftest-spread-cpus has nowhere to spread"
+fi
+expect 0 'conform_pageout_same_cpu.txt: 3 operations agree' \
+	"$V" conform corpus/fuzz_mm/conform_lazyfree_batch.txt corpus/fuzz_mm/conform_pageout_same_cpu.txt
+
 # the zero page: the model follows this kernel (the probe), whichever it is;
 # told the other way, a read of fresh anonymous memory differs in Rss
 printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\ntouch p0 @0x10:2 read\n' >"$T/read.txt"

@@ -364,6 +364,12 @@ int cmd_conform(int argc, char **argv)
 			o.mark = o.run.mark = true;
 			continue;
 		}
+		/* a condition of agreement taken away in the real processes
+		 * (live/real_proc.c), for a test that shows it matters */
+		if (!strcmp(a, "--selftest-no-drain") || !strcmp(a, "--selftest-spread-cpus")) {
+			setenv("VMAFUZZ_REAL_SELFTEST", a + strlen("--selftest-"), 1);
+			continue;
+		}
 		if (!strcmp(a, "--print-random")) {
 			uint64_t k;
 

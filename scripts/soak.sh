@@ -60,6 +60,12 @@ if ! VMAFUZZ_WORK_ROOT=$root/build "$V" fuzz "${bug[@]}" "$target" 1 -- -runs=0 
 	fi
 fi
 rm -rf "$root/build"
+# and the replay driver the report's triage runs the crashes with
+case $target in
+kfuzz_*) run_make kfuzz >>"$root/build.log" 2>&1 ;;
+fuzz_conform) ;;
+*) run_make replay >>"$root/build.log" 2>&1 ;;
+esac || { echo "soak: the replay driver of $target did not build ($root/build.log)" >&2; exit 2; }
 
 # the run; its CPU time is this shell's children's (all they waited for),
 # from the builtin times in this shell (not in a subshell, whose children
@@ -96,7 +102,8 @@ echo "  corpus:   ${seeds:-?} seeds -> ${grown:-?} inputs when fuzzing ended -> 
 findings=0
 if [ "$(count_files "$work/crashes")" -gt 0 ]; then
 	"$V" triage -v "$work/crashes" >"$root/triage.txt" 2>"$root/triage.err"
-	findings=$(grep -c '^triage: \[' "$root/triage.err")
+	# every crash file is a finding, whether triage could replay it or not
+	findings=$(count_files "$work/crashes")
 	echo "  findings: $findings"
 	sed -n 's/^triage: \[[0-9]*\/[0-9]*\] \(.*\): \(.*\)$/    \1: \2/p' "$root/triage.err"
 	grep -v '^triage: \[' "$root/triage.err" | sed 's/^/    /'

@@ -163,6 +163,8 @@ static void describe(const struct as_expect *e, const struct mm_call *c, uint32_
 		break;
 	case MMF_OP_FORK:
 		x->fork = true;
+		for (unsigned q = 0; q < MMF_MAX_PROCS; q++)
+			x->room |= !e->live[q] && !e->alien[q];
 		x->rmaps = me;
 		x->wfds = me; /* the child's contexts go to the parent's fds */
 		x->lo = WHOLE_LO;
@@ -925,9 +927,19 @@ static void fork_end(struct as_expect *e, const struct as_backend *b, void *as,
 	if (placed) {
 		for (q = 0; q < MMF_MAX_PROCS && (e->live[q] || e->alien[q]); q++)
 			;
-		if (q == MMF_MAX_PROCS || !here)
-			return; /* no room from the start: nothing was made */
-		fork_copy(e, p, EXP_NOBODY, x, fds);
+		if (!here)
+			return;
+		if (q < MMF_MAX_PROCS) {
+			fork_copy(e, p, EXP_NOBODY, x, fds);
+			return;
+		}
+		/* no room now; if there was at the start, another fork took the
+		 * last slot meanwhile, before this one looked (nothing made) or
+		 * after (made, its contexts handed out, gone): the parent's
+		 * empty fds may hold contexts of no process */
+		for (unsigned k = 0; x->room && k < MMF_FDS; k++)
+			if (!e->fd[p][k])
+				e->fd[p][k] = EXP_FD_VAGUE(EXP_NOBODY);
 		return;
 	}
 	if (!new_process(e, b, as, &q)) {

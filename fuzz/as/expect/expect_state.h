@@ -46,6 +46,7 @@ struct exp_call {
 	bool fork_beside;	     /* a fork that hands out fds ran beside it */
 	uint64_t dirty_lo, dirty_hi; /* fork: what others changed in the parent */
 	bool fds_dirty;		     /* fork: others changed the parent's fds */
+	bool room;		     /* fork: a process slot was free when it began */
 	uint32_t fds[MMF_FDS];	     /* exit: the fds it closes; userfaultfd calls:
 				      * fds[0], what their slot held */
 };

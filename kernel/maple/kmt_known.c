@@ -40,9 +40,8 @@ const struct kmt_known_finding kmt_known_findings[KMT_KNOWN_NR] = {
 	{"paused_rev_top", "bugs/kernel/older/maple_paused_rev_top.txt",
 	 "a paused reverse walk whose last entry ended at ULONG_MAX goes on "
 	 "from below that entry"},
-    [KMT_KNOWN_PAUSED_REV_WRAP] =
-	{"paused_rev_wrap", "bugs/kernel/older/maple_paused_rev_wrap.txt",
-	 "a paused reverse walk whose last entry began at 0 ends"},
+    [KMT_KNOWN_PAUSED_REV_WRAP] = {"paused_rev_wrap", "bugs/kernel/older/maple_paused_rev_wrap.txt",
+				   "a paused reverse walk whose last entry began at 0 ends"},
 };
 
 int kmt_known_parse(const char *spec, bool shown[KMT_KNOWN_NR], char *bad, size_t badsz)

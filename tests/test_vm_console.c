@@ -260,6 +260,33 @@ static bool test_program_ops(void)
 /* the job's own findings: conform's difference from the model and vmafuzz
  * race's read out of bounds are reports of their kinds, with the program;
  * a program's later differences are not; the guest's /init ends them */
+/* A kernel message that cut into a line of the job's: the line put back
+ * together is still the finding, and the kernel's lines stay its own. */
+static bool test_cut_by_kernel(void)
+{
+	struct console_report r[2];
+	unsigned n = feed(
+	    "vmafuzz: program /host/w/m.txt\n"
+	    "vmafuzz: op mremap p0 @0x20:4 n4 maymove,fixed up k32\n"
+	    "conform: /host/w[    2.438399] tsc: Refined TSC clocksource calibration: 2694.831 "
+	    "MHz\n"
+	    "ork/m[    2.443421] clocksource: tsc: mask: 0xffffffffffffffff\n"
+	    "[    2.450000] clocksource: Switched to clocksource tsc\n"
+	    ".txt: operation 7 differs: mremap p0 @0x20:4 n4 maymove,fixed up k32\n"
+	    "  result: model 0x200000040000, kernel 0x200000040000\n"
+	    "vmafuzz-vm: exit 1\n",
+	    r, 2);
+
+	ASSERT_EQ(n, 1);
+	ASSERT(!strcmp(r[0].kind, "model"));
+	ASSERT(!strcmp(r[0].title, "the kernel differs from the model in mremap"));
+	ASSERT(!strcmp(r[0].program, "/host/w/m.txt"));
+	ASSERT(strstr(r[0].text, "conform: /host/work/m.txt: operation 7 differs"));
+	ASSERT(!strstr(r[0].text, "conform: /host/w[")); /* no piece of it left alone */
+	release(r, n);
+	return true;
+}
+
 static bool test_harness_findings(void)
 {
 	struct console_report r[4];
@@ -310,5 +337,6 @@ int main(void)
 	TEST(test_maple_and_null);
 	TEST(test_quiet_and_cut);
 	TEST(test_harness_findings);
+	TEST(test_cut_by_kernel);
 	return test_summary();
 }

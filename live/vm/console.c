@@ -393,7 +393,7 @@ static void start(struct console *c, const char *s)
 	put_text(c, s);
 }
 
-void console_line(struct console *c, const char *line)
+static void one_line(struct console *c, const char *line)
 {
 	const char *s = console_strip(line);
 	bool cut_here = starts(s, "------------[ cut here ]") || starts(s, "=================");
@@ -465,8 +465,74 @@ void console_line(struct console *c, const char *line)
 	snprintf(c->before[c->nbefore++], sizeof(c->before[0]), "%s", s);
 }
 
+/* Where printk's time stamp "[   12.345678]" begins inside @line, past its
+ * start, or NULL. */
+static const char *inner_stamp(const char *line)
+{
+	for (const char *s = strchr(line + 1, '['); s; s = strchr(s + 1, '[')) {
+		const char *d = s + 1;
+
+		while (*d == ' ')
+			d++;
+		if (!isdigit((unsigned char)*d))
+			continue;
+		while (isdigit((unsigned char)*d))
+			d++;
+		if (*d != '.')
+			continue;
+		d++;
+		for (int k = 0; k < 6 && isdigit((unsigned char)d[k]); k++)
+			if (k == 5 && d[6] == ']')
+				return s;
+	}
+	return NULL;
+}
+
+static void pend(struct console *c, const char *s, size_t n)
+{
+	size_t room = sizeof(c->pending) - 1 - c->pending_len;
+
+	if (n > room)
+		n = room;
+	memcpy(c->pending + c->pending_len, s, n);
+	c->pending_len += n;
+	c->pending[c->pending_len] = 0;
+}
+
+/*
+ * A kernel message may land inside a line of the job's: "conform: /host/w"
+ * then "[    2.438399] tsc: ..." on the same console line, the job's line
+ * going on at the start of the next. The pieces are put back together, and
+ * the kernel's line is read as its own.
+ */
+void console_line(struct console *c, const char *line)
+{
+	const char *k = line[0] == '[' ? NULL : inner_stamp(line);
+
+	if (c->pending_len && line[0] == '[' && console_strip(line) != line) {
+		one_line(c, line); /* a whole kernel line between the pieces */
+		return;
+	}
+	if (k) {
+		pend(c, line, (size_t)(k - line));
+		one_line(c, k);
+		return;
+	}
+	if (c->pending_len) {
+		pend(c, line, strlen(line));
+		c->pending_len = 0;
+		one_line(c, c->pending);
+		return;
+	}
+	one_line(c, line);
+}
+
 void console_end(struct console *c)
 {
+	if (c->pending_len) {
+		c->pending_len = 0;
+		one_line(c, c->pending);
+	}
 	finish(c);
 }
 

@@ -59,6 +59,11 @@ struct console {
 	/* reports complete, waiting to be taken */
 	struct console_report *done;
 	unsigned ndone, capdone;
+	/* the start of a line of the guest's programs that a kernel message
+	 * cut into (printk writes whole lines, the job's output goes on
+	 * after it, on the console's next line) */
+	char pending[CONSOLE_LINE_MAX];
+	size_t pending_len;
 };
 
 void console_init(struct console *c);

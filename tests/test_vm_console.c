@@ -35,6 +35,16 @@ static unsigned feed(const char *text, struct console_report *r, unsigned max)
 	return n;
 }
 
+/* Report @r is of @kind with @title; what it is instead on stderr. */
+static bool report_is(const struct console_report *r, const char *kind, const char *title)
+{
+	if (!strcmp(r->kind, kind) && !strcmp(r->title, title))
+		return true;
+	fprintf(stderr, "  the report is %s \"%s\", not %s \"%s\"\n", r->kind, r->title, kind,
+		title);
+	return false;
+}
+
 static void release(struct console_report *r, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -64,8 +74,7 @@ static bool test_warning(void)
 			  r, 4);
 
 	ASSERT_EQ(n, 1);
-	ASSERT(!strcmp(r[0].kind, "WARNING"));
-	ASSERT(!strcmp(r[0].title, "WARNING in dup_mmap"));
+	ASSERT(report_is(&r[0], "WARNING", "WARNING in dup_mmap"));
 	ASSERT(!strcmp(r[0].frame, "dup_mmap"));
 	ASSERT(!strcmp(r[0].where, "kernel/fork.c:712"));
 	ASSERT(!strcmp(r[0].program, "7"));
@@ -95,8 +104,7 @@ static bool test_kasan(void)
 			  r, 4);
 
 	ASSERT_EQ(n, 1);
-	ASSERT(!strcmp(r[0].kind, "KASAN"));
-	ASSERT(!strcmp(r[0].title, "KASAN: slab-use-after-free in mas_walk"));
+	ASSERT(report_is(&r[0], "KASAN", "KASAN: slab-use-after-free in mas_walk"));
 	ASSERT(!strcmp(r[0].program, "3"));
 	release(r, n);
 	return true;
@@ -124,16 +132,14 @@ static bool test_bug_then_panic(void)
 		 r, 4);
 
 	ASSERT_EQ(n, 1);
-	ASSERT(!strcmp(r[0].kind, "BUG"));
-	ASSERT(!strcmp(r[0].title, "kernel BUG in vma_complete"));
+	ASSERT(report_is(&r[0], "BUG", "kernel BUG in vma_complete"));
 	ASSERT(!strcmp(r[0].where, "mm/vma.c:123"));
 	ASSERT(strstr(r[0].text, "start 0000200000010000"));
 	release(r, n);
 	/* a panic of its own is a report */
 	n = feed("Kernel panic - not syncing: VFS: Unable to mount root fs\n", r, 4);
 	ASSERT_EQ(n, 1);
-	ASSERT(!strcmp(r[0].kind, "panic"));
-	ASSERT(!strcmp(r[0].title, "kernel panic: VFS: Unable to mount root fs"));
+	ASSERT(report_is(&r[0], "panic", "kernel panic: VFS: Unable to mount root fs"));
 	release(r, n);
 	return true;
 }
@@ -160,8 +166,7 @@ static bool test_lockdep(void)
 			  r, 4);
 
 	ASSERT_EQ(n, 1);
-	ASSERT(!strcmp(r[0].kind, "lockdep"));
-	ASSERT(!strcmp(r[0].title, "possible deadlock in dup_userfaultfd"));
+	ASSERT(report_is(&r[0], "lockdep", "possible deadlock in dup_userfaultfd"));
 	release(r, n);
 	return true;
 }
@@ -190,12 +195,11 @@ static bool test_maple_and_null(void)
 			  r, 4);
 
 	ASSERT_EQ(n, 2);
-	ASSERT(!strcmp(r[0].kind, "maple"));
-	ASSERT(!strcmp(r[0].title, "maple tree BUG in mas_validate_gaps"));
+	ASSERT(report_is(&r[0], "maple", "maple tree BUG in mas_validate_gaps"));
 	ASSERT(!strcmp(r[0].where, "lib/maple_tree.c:7012"));
 	ASSERT(!strcmp(r[0].program, "a"));
-	ASSERT(!strcmp(r[1].kind, "BUG"));
-	ASSERT(!strcmp(r[1].title, "BUG: kernel NULL pointer dereference in smaps_rollup_show"));
+	ASSERT(
+	    report_is(&r[1], "BUG", "BUG: kernel NULL pointer dereference in smaps_rollup_show"));
 	ASSERT(!strcmp(r[1].program, "b"));
 	release(r, n);
 	return true;
@@ -257,9 +261,6 @@ static bool test_program_ops(void)
 	return true;
 }
 
-/* the job's own findings: conform's difference from the model and vmafuzz
- * race's read out of bounds are reports of their kinds, with the program;
- * a program's later differences are not; the guest's /init ends them */
 /* A kernel message that cut into a line of the job's: the line put back
  * together is still the finding, and the kernel's lines stay its own. */
 static bool test_cut_by_kernel(void)
@@ -278,8 +279,7 @@ static bool test_cut_by_kernel(void)
 	    r, 2);
 
 	ASSERT_EQ(n, 1);
-	ASSERT(!strcmp(r[0].kind, "model"));
-	ASSERT(!strcmp(r[0].title, "the kernel differs from the model in mremap"));
+	ASSERT(report_is(&r[0], "model", "the kernel differs from the model in mremap"));
 	ASSERT(!strcmp(r[0].program, "/host/w/m.txt"));
 	ASSERT(strstr(r[0].text, "conform: /host/work/m.txt: operation 7 differs"));
 	ASSERT(!strstr(r[0].text, "conform: /host/w[")); /* no piece of it left alone */
@@ -287,6 +287,9 @@ static bool test_cut_by_kernel(void)
 	return true;
 }
 
+/* the job's own findings: conform's difference from the model and vmafuzz
+ * race's read out of bounds are reports of their kinds, with the program;
+ * a program's later differences are not; the guest's /init ends them */
 static bool test_harness_findings(void)
 {
 	struct console_report r[4];
@@ -312,14 +315,12 @@ static bool test_harness_findings(void)
 		 r, 4);
 
 	ASSERT_EQ(n, 2);
-	ASSERT(!strcmp(r[0].kind, "model"));
-	ASSERT(!strcmp(r[0].title, "the kernel differs from the model in mremap"));
+	ASSERT(report_is(&r[0], "model", "the kernel differs from the model in mremap"));
 	ASSERT(!strcmp(r[0].program, "r1.9"));
 	ASSERT(r[0].prog && strstr(r[0].prog, "mremap p0 @0x10:4 @0x40:8 maymove\n"));
 	ASSERT(strstr(r[0].text, "<== differs"));
 	ASSERT(!strstr(r[0].text, "munmap")); /* the second difference ended it */
-	ASSERT(!strcmp(r[1].kind, "race"));
-	ASSERT(!strcmp(r[1].title, "race: smaps_rollup's Rss below its bound in rollup"));
+	ASSERT(report_is(&r[1], "race", "race: smaps_rollup's Rss below its bound in rollup"));
 	ASSERT(!strcmp(r[1].frame, "rollup"));
 	ASSERT(r[1].prog && strstr(r[1].prog, "t1: rollup p0 mmap\n"));
 	ASSERT(!strstr(r[1].text, "vmafuzz-vm"));

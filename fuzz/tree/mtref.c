@@ -52,6 +52,17 @@ static size_t lower(const struct mtref *r, uint64_t index)
 	return lo;
 }
 
+void mtref_range_push(struct mtref_range **v, size_t *n, size_t *cap, uint64_t first, uint64_t last,
+		      void *entry)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*v = realloc(*v, *cap * sizeof(**v));
+		MODEL_ASSERT(*v != NULL);
+	}
+	(*v)[(*n)++] = (struct mtref_range){first, last, entry};
+}
+
 void mtref_store(struct mtref *r, uint64_t first, uint64_t last, void *entry)
 {
 	struct mtref_range repl[3];

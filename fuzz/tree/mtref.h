@@ -24,6 +24,10 @@ struct mtref {
 
 void mtref_init(struct mtref *r);
 void mtref_free(struct mtref *r);
+/* Append [first, last] -> entry to the array *@v of *@n ranges (room for
+ * *@cap, grown as needed): the walks' records of what they visited. */
+void mtref_range_push(struct mtref_range **v, size_t *n, size_t *cap, uint64_t first, uint64_t last,
+		      void *entry);
 /* Empty, keeping the array for the next stores. */
 void mtref_clear(struct mtref *r);
 /* @dst holds what @src holds (its array kept when large enough). */

@@ -141,12 +141,7 @@ static bool walk_by_add(void *arg, const struct tree_range *r, void *e)
 		s->cut = true;
 		return false;
 	}
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 16;
-		s->v = realloc(s->v, s->cap * sizeof(*s->v));
-		MODEL_ASSERT(s->v != NULL);
-	}
-	s->v[s->n++] = (struct mtref_range){r->first, r->last, e};
+	mtref_range_push(&s->v, &s->n, &s->cap, r->first, r->last, e);
 	return true;
 }
 

@@ -66,12 +66,7 @@ bool mtref_reader_saw(struct mtref_reader *rd, const struct tree_range *r, void 
 				  "an RCU reader of tree %u saw [%#" PRIx64 ", %#" PRIx64
 				  "] after [..., %#" PRIx64 "]: not ascending",
 				  rd->tree, r->first, r->last, rd->seen[rd->nseen - 1].last);
-	if (rd->nseen == rd->cap) {
-		rd->cap = rd->cap ? 2 * rd->cap : 32;
-		rd->seen = realloc(rd->seen, rd->cap * sizeof(*rd->seen));
-		MODEL_ASSERT(rd->seen != NULL);
-	}
-	rd->seen[rd->nseen++] = (struct mtref_range){r->first, r->last, e};
+	mtref_range_push(&rd->seen, &rd->nseen, &rd->cap, r->first, r->last, e);
 	return true;
 }
 

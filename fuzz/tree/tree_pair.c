@@ -464,20 +464,28 @@ static void pair_rcu_walk(void *t, uint64_t from, uint64_t to, tree_visit_fn vis
 	P->rcu_walk(x->p, from, to, visit, arg);
 }
 
-static int pair_dup(void *src, void *dst)
+/* dup or dup_locked (@what) on the primary, then, when it did something,
+ * the same on the shadow with failures paused: the same answer. */
+static int dup_both(void *src, void *dst, int (*pdup)(void *, void *), int (*sdup)(void *, void *),
+		    const char *what)
 {
 	struct pair *a = src, *b = dst;
-	int err = P->dup(a->p, b->p), serr;
+	int err = pdup(a->p, b->p), serr;
 	struct alloc_fail_pause pause;
 
 	if (!shadow_runs(err))
 		return err;
 	alloc_fail_pause(&pause);
-	serr = S->dup(a->s, b->s);
+	serr = sdup(a->s, b->s);
 	alloc_fail_resume(&pause);
 	if (serr != err)
-		differ("dup returned %d, the shadow %d", err, serr);
+		differ("%s returned %d, the shadow %d", what, err, serr);
 	return err;
+}
+
+static int pair_dup(void *src, void *dst)
+{
+	return dup_both(src, dst, P->dup, S->dup, "dup");
 }
 
 /*
@@ -691,18 +699,7 @@ static void pair_destroy_locked(void *t)
 
 static int pair_dup_locked(void *src, void *dst)
 {
-	struct pair *a = src, *b = dst;
-	int err = P->dup_locked(a->p, b->p), serr;
-	struct alloc_fail_pause pause;
-
-	if (!shadow_runs(err))
-		return err;
-	alloc_fail_pause(&pause);
-	serr = S->dup_locked(a->s, b->s);
-	alloc_fail_resume(&pause);
-	if (serr != err)
-		differ("dup_locked returned %d, the shadow %d", err, serr);
-	return err;
+	return dup_both(src, dst, P->dup_locked, S->dup_locked, "dup_locked");
 }
 
 /* Entry walks on both, compared as walk's; range walks on the primary

@@ -45,7 +45,7 @@ expect 0 'Done [0-9]+ runs' "$F" -runs=400 -seed=1 -dict=dict/fuzz_mm.dict \
 for flip in flip-wf flip-child-wf flip-child-pgoff flip-child-data; do
 	rm -rf "$T/crashes" && mkdir -p "$T/crashes"
 	expect 77 'AS_BACKENDS_DIFFER failed: fuzz_conform: operation [0-9]+ \(.*\) differs between the model and this kernel' \
-		env VMAFUZZ_CONFORM_SELFTEST=$flip "$F" -runs=100 -artifact_prefix="$T/crashes/" \
+		env VMAFUZZ_CONFORM_SELFTEST=$flip "$F" -runs=100 -seed=1 -artifact_prefix="$T/crashes/" \
 		"$T/corpus" "$T/seeds"
 	crash=$(ls "$T/crashes"/crash-* 2>/dev/null | head -n 1)
 	if grep -q "^fuzz_conform: VMAFUZZ_CONFORM_SELFTEST=$flip: .*wrong on purpose" "$T/out" &&
@@ -60,9 +60,11 @@ for flip in flip-wf flip-child-wf flip-child-pgoff flip-child-data; do
 		continue
 	fi
 	# the crash file is the program: the same difference under vmafuzz
-	# conform with the same wrong view, and none without
+	# conform with the same wrong view, and none without (a mutated program
+	# may reach a refused operation after the flipped view has differed: it
+	# is then skipped there, for whichever listed reason, not compared)
 	expect 1 'differs' "$V" conform --selftest-$flip "$crash"
-	expect 0 'operations agree|skipped: .*hint' "$V" conform "$crash"
+	expect 0 'operations agree|skipped: operation [0-9]+ \(' "$V" conform "$crash"
 done
 
 # nothing left behind: the server ends with the fuzzer, the real processes

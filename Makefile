@@ -76,7 +76,7 @@ LIB_SRCS     := $(MODEL_SRCS) $(HARNESS_SRCS)
 # programs of their own (the server's main, out/conform-server, live/live.mk;
 # the guest's init, live/vm/vm.mk)
 LIVE_SRCS    := $(filter-out live/server_main.c live/vm/guest_init.c,$(wildcard live/*.c live/vm/*.c))
-TOOL_SRCS    := $(wildcard tools/*.c tools/triage/*.c tools/campaign/*.c bench/*.c) \
+TOOL_SRCS    := $(wildcard tools/*.c tools/triage/*.c tools/campaign/*.c tools/ktest/*.c bench/*.c) \
 		tools/repro/repro_emit.c $(LIVE_SRCS)
 TEST_SRCS    := $(wildcard tests/test_*.c)
 TARGETS      := $(patsubst fuzz/targets/%.c,%,$(wildcard fuzz/targets/fuzz_*.c))

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * vmafuzz repro --ktest FILE is tools/ktest/'s (ktest.h).
+ *
  * vmafuzz repro --c FILE [-o OUT.c] [--kselftest]: a fuzz_mm program as a
  * standalone C program for a kernel developer's test machine.
  *
@@ -25,6 +27,7 @@
 #include "live/conform_ops.h"
 #include "live/conform_probe.h"
 #include "runtime/check.h"
+#include "tools/ktest/ktest.h"
 #include "tools/repro/repro_emit.h"
 
 #include <errno.h>
@@ -34,8 +37,8 @@
 #define REPRO_MAX_VMAS 4096
 
 struct repro_opts {
-	const char *file, *out;
-	bool c, tap, flip_wf;
+	const char *file, *out, *kernel;
+	bool c, ktest, tap, flip_wf;
 };
 
 /* For an invariant failure inside the model: the program and the state. */
@@ -171,14 +174,20 @@ static int parse(int argc, char **argv, struct repro_opts *o)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "--c")) {
+		if (!strcmp(a, "--c") || !strcmp(a, "--ktest")) {
 			if (i + 1 >= argc)
 				return cmd_usage_error("repro", "%s needs a program file", a);
 			if (o->file)
 				return cmd_usage_error("repro", "takes one program, not also '%s'",
 						       argv[i + 1]);
-			o->c = true;
+			o->c = !strcmp(a, "--c");
+			o->ktest = !o->c;
 			o->file = argv[++i];
+		} else if (!strcmp(a, "--kernel")) {
+			if (i + 1 >= argc)
+				return cmd_usage_error("repro", "%s needs a kernel build folder",
+						       a);
+			o->kernel = argv[++i];
 		} else if (!strcmp(a, "-o")) {
 			if (i + 1 >= argc)
 				return cmd_usage_error("repro", "%s needs a file name", a);
@@ -192,12 +201,17 @@ static int parse(int argc, char **argv, struct repro_opts *o)
 		} else {
 			return cmd_usage_error("repro",
 					       "unexpected argument '%s' (the program goes "
-					       "after --c)",
+					       "after --c or --ktest)",
 					       a);
 		}
 	}
-	if (!o->c)
-		return cmd_usage_error("repro", "%s", "needs --c FILE (the only output is C)");
+	if (!o->c && !o->ktest)
+		return cmd_usage_error("repro", "%s",
+				       "needs --c FILE or --ktest FILE (the output is C)");
+	if (o->ktest && (o->tap || o->flip_wf))
+		return cmd_usage_error("repro", "%s", "--kselftest is for --c, not --ktest");
+	if (o->c && o->kernel)
+		return cmd_usage_error("repro", "%s", "--kernel is for --ktest, not --c");
 	return 0;
 }
 
@@ -218,7 +232,7 @@ static char *program_text(const struct prog_desc *d, const struct prog *p)
 int cmd_repro(int argc, char **argv)
 {
 	const struct fuzz_target *t = &fuzz_mm_target;
-	struct repro_opts o = {NULL, NULL, false, false, false};
+	struct repro_opts o = {NULL, NULL, NULL, false, false, false, false};
 	static struct prog p;
 	static struct repro_rec recs[2][PROG_MAX_OPS];
 	const struct repro_rec *const both[2] = {recs[0], recs[1]};
@@ -230,6 +244,8 @@ int cmd_repro(int argc, char **argv)
 
 	if (status)
 		return status;
+	if (o.ktest)
+		return ktest_repro(o.file, o.out, o.kernel);
 	data = crash_input_load("repro", t, o.file, &size, NULL);
 	if (!data)
 		return 2;

@@ -16,6 +16,7 @@
  *                                                                  (cmd_conform.c)
  *   vmafuzz corpus merge|min [--afl] [--tmin] TARGET DIR [MORE...] (cmd_corpus.c)
  *   vmafuzz repro --c FILE [-o OUT.c] [--kselftest]                (cmd_repro.c)
+ *   vmafuzz repro --ktest FILE [-o OUT.c] [--kernel DIR]           (tools/ktest/)
  *   vmafuzz race [--rounds N] [--mark] FILE...                     (cmd_race.c)
  *   vmafuzz statsd [--port-file F] [--stats FILE] [--map-size N] [--parent PID] OUT
  *                                                                  (cmd_statsd.c)
@@ -149,7 +150,7 @@ static const struct command commands[] = {
      "--build DIR. Inputs that crash are saved in crashes/ beside DIR (named in its\n"
      ".builds); the engine's log is DIR's sibling corpus-merge.log or corpus-min.log.",
      cmd_corpus},
-    {"repro", "repro --c FILE [-o OUT.c] [--kselftest]",
+    {"repro", "repro --c FILE [-o OUT.c] [--kselftest] | --ktest FILE [-o OUT.c] [--kernel DIR]",
      "Write a fuzz_mm program (text or bytes) as a standalone C program for a real\n"
      "kernel: no vmafuzz headers or libraries ('cc -o r r.c && ./r' on a test\n"
      "machine). It makes the program's system calls (anonymous mmap, munmap,\n"
@@ -163,7 +164,15 @@ static const struct command commands[] = {
      "it cannot run (the address window is taken).\n"
      "--kselftest: the kernel selftests' TAP form (TAP version 13, 1..N, ok N /\n"
      "not ok N, exit 0 pass, 1 fail, 4 skip), still self-contained. Output to OUT.c\n"
-     "(default stdout). A program the kernel cannot run: the step and why, exit 2.",
+     "(default stdout). A program the kernel cannot run: the step and why, exit 2.\n"
+     "--ktest: a kfuzz_mtree program (fuzz_mtree's) as a regression test for the\n"
+     "kernel tree's own userland maple tree tests (tools/testing/radix-tree/maple.c):\n"
+     "one function making the kernel target's calls in the order they ran, each\n"
+     "answer held by an MT_BUG_ON to what the model answered, each tree written to\n"
+     "validated and compared whole. --kernel DIR: the kernel build whose calls it\n"
+     "uses (default out/kernel/current, the tree in use). A program that cannot be\n"
+     "such a test (interleaved threads, a fired fail_at, a fork): the step and why,\n"
+     "exit 2. scripts/ktest-run.sh builds one into a tree's test program and runs it.",
      cmd_repro},
     {"race", "race [--rounds N] [--mark] FILE...",
      "Run the threads of fuzz_mm programs (text or bytes) in parallel on this\n"

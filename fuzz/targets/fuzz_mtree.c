@@ -1207,7 +1207,21 @@ static void step_end(struct mtree_state *s, unsigned trees)
 	s->named |= trees;
 }
 
+/* The tool watching the run (mtree_run_watched), or NULL. */
+static const struct mtree_watch *watch;
+
+static void run_op_body(void *arg, const struct prog_op *op);
+
 static void run_op(void *arg, const struct prog_op *op)
+{
+	if (watch && watch->step)
+		watch->step(watch->arg, op, true);
+	run_op_body(arg, op);
+	if (watch && watch->step)
+		watch->step(watch->arg, op, false);
+}
+
+static void run_op_body(void *arg, const struct prog_op *op)
 {
 	struct mtree_state *s = arg;
 	struct mtree_args a;
@@ -1278,9 +1292,13 @@ static void check_all(void *arg)
 	sched_hold();
 	for (unsigned t = 0; t < NTREES; t++) {
 		if ((s->named & (1u << t)) || s->active[t]) {
+			if (watch && watch->check)
+				watch->check(watch->arg, t, true);
 			s->b->validate(s->mt[t]);
 			mtref_matches(&s->ref[t], s->b, s->mt[t]);
 			s->nodes[t] = s->b->nodes(s->mt[t]);
+			if (watch && watch->check)
+				watch->check(watch->arg, t, false);
 		}
 		nodes += s->nodes[t];
 	}
@@ -1329,6 +1347,17 @@ int mtree_run(const struct tree_backend *b, const uint8_t *data, size_t size)
 	b->check_live(0);
 	exec_end(&x);
 	return 0;
+}
+
+int mtree_run_watched(const struct tree_backend *b, const uint8_t *data, size_t size,
+		      const struct mtree_watch *w)
+{
+	int r;
+
+	watch = w;
+	r = mtree_run(b, data, size);
+	watch = NULL;
+	return r;
 }
 
 int mtree_run_text(const struct tree_backend *b, const char *text)

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# vmafuzz repro --ktest (tools/ktest/) and scripts/ktest-run.sh: a
+# kfuzz_mtree program written as a test of the kernel tree's own userland
+# maple tree tests, built into that tree's test program (Debian's 6.12,
+# from the machine's cache) and run there. A reverted fix's program
+# (bugs/kernel-patches/) fails on the tree with the patch and passes on the
+# tree without it, naming the step; a finding of bugs/kernel/ fails on the
+# unpatched tree, which has it; a seed passes. What cannot be such a test
+# (a fork, interleaved threads, an injected failure that fired, another
+# target's program) and bad usage get exit status 2 and no file.
+set -uo pipefail
+ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+OUT=${OUT:-$ROOT/out}
+. "$ROOT/tests/shlib"
+cd "$ROOT"
+V=$OUT/vmafuzz
+export OUTDIR=$OUT
+
+# the test's form
+expect 0 '' "$V" repro --ktest bugs/kernel-patches/empty_area_rev_lower.txt -o "$T/lower.c"
+if grep -q '^static void vmafuzz_empty_area_rev_lower(void)$' "$T/lower.c" &&
+	grep -q 'ret = mas_empty_area_rev(&mas, 0x19, 0x23, 0x6);' "$T/lower.c" &&
+	grep -q 'MT_BUG_ON(&mt\[0\], ret != -EBUSY);' "$T/lower.c" &&
+	grep -q 'vmafuzz_check(&mt\[0\], want2, 2);' "$T/lower.c" &&
+	grep -q '^ \*   gap mt0 @0x19:11 n=6 high$' "$T/lower.c" &&
+	! grep -q 'SPDX-License-Identifier: GPL-2.0$' <(tail -n +2 "$T/lower.c"); then
+	ok
+else
+	bad "the test's form"; head -n 40 "$T/lower.c"
+fi
+# stdout without -o, the same text
+expect 0 '^static void vmafuzz_empty_area_rev_lower' "$V" repro --ktest \
+	bugs/kernel-patches/empty_area_rev_lower.txt
+cmp -s "$T/out" "$T/lower.c" && ok || bad "repro --ktest to stdout differs from -o"
+
+# what cannot be a test: the step and why, exit 2, no file left
+printf 'target fuzz_mtree\nstore mt0 @0:1 v0\nfork mt0 mt1 dontcopy=0\n' >"$T/fork.txt"
+printf 'target fuzz_mtree\nstore mt0 @0x10:4 v1 fail_at=1\n' >"$T/failed.txt"
+# (an RCU walk that a store lands in the middle of)
+cp bugs/kernel-patches/append_rcu.txt "$T/threads.txt"
+for c in "fork.txt:step 2 is a fork" \
+	"failed.txt:step 1: its injected allocation failure \(fail_at=1\) fired" \
+	"threads.txt:step 5 \(store mt0 @0x3c:10 v4\) runs in the middle of step 4"; do
+	f=${c%%:*} msg=${c#*:}
+	rm -f "$T/none.c"
+	expect 2 "vmafuzz repro: $T/$f: $msg" "$V" repro --ktest "$T/$f" -o "$T/none.c"
+	[ ! -e "$T/none.c" ] && ok || bad "$f: a file was left"
+done
+expect 2 'fuzz_mm' "$V" repro --ktest corpus/fuzz_mm/$(ls corpus/fuzz_mm | head -n 1)
+printf 'target fuzz_mtree\nstore mt9 @0:1 v0\n' >"$T/bad.txt"
+expect 2 "$T/bad.txt:2" "$V" repro --ktest "$T/bad.txt"
+expect 2 'no such|cannot' "$V" repro --ktest "$T/missing.txt"
+expect 2 'needs a program file' "$V" repro --ktest
+expect 2 'is for --c, not --ktest' "$V" repro --ktest "$T/fork.txt" --kselftest
+expect 2 'is for --ktest, not --c' "$V" repro --c "$T/fork.txt" --kernel "$T"
+expect 2 "$T is no kernel build" "$V" repro --ktest bugs/kernel-patches/empty_area_rev_lower.txt \
+	--kernel "$T"
+
+# the runner's usage
+R=scripts/ktest-run.sh
+expect 2 'usage' $R 6.12
+expect 2 "no test file" $R 6.12 "$T/missing.c"
+echo 'int main(void) { return 0; }' >"$T/plain.c"
+expect 2 'is no test of vmafuzz repro --ktest' $R 6.12 "$T/plain.c"
+expect 2 "no patch file" $R --patch "$T/missing.patch" 6.12 "$T/lower.c"
+printf -- '--- a/lib/maple_tree.c\n+++ b/lib/maple_tree.c\n@@ -1,1 +1,1 @@\n-no such line\n+x\n' \
+	>"$T/stale.patch"
+expect 2 "does not apply" $R --patch "$T/stale.patch" 6.12 "$T/lower.c"
+
+# in the tree's test program: the reverted fix fails at the step that
+# shows it, the tree without it passes
+expect 1 "ktest: vmafuzz_empty_area_rev_lower fails in Linux 6\.12\.[0-9]+'s maple test program \(with empty_area_rev_lower\.patch\): at step 3: gap mt0 @0x19:11 n=6 high, lower\.c:[0-9]+: MT_BUG_ON\(&mt\[0\], ret != -EBUSY\);" \
+	$R --patch bugs/kernel-patches/empty_area_rev_lower.patch 6.12 "$T/lower.c"
+expect 0 "ktest: vmafuzz_empty_area_rev_lower passes in Linux 6\.12\.[0-9]+'s maple test program$" \
+	$R 6.12 "$T/lower.c"
+# a failure the sanitizers see in the kernel's code: the step that called it
+"$V" repro --ktest bugs/kernel-patches/spanning_rebalance_insufficient.txt -o "$T/span.c"
+expect 1 'at step 2: erase mt0 e11\+0:255, span\.c:[0-9]+: ret = mas_store_gfp\(&mas, NULL, GFP_KERNEL\); \(ERROR: AddressSanitizer: heap-buffer-overflow' \
+	$R --patch bugs/kernel-patches/spanning_rebalance_insufficient.patch 6.12 "$T/span.c"
+expect 0 'passes' $R 6.12 "$T/span.c"
+# a finding the tree has as shipped (bugs/kernel/README.md), and a seed
+"$V" repro --ktest bugs/kernel/maple_gap_rev_top_wrap.txt -o "$T/wrap.c"
+expect 1 'at step 2: gap mt0 top-5:18 n=3 high, wrap\.c:[0-9]+: MT_BUG_ON\(&mt\[0\], ret != 0\);' \
+	$R 6.12 "$T/wrap.c"
+"$V" repro --ktest corpus/fuzz_mtree/store_erase_merge.txt -o "$T/seed.c"
+expect 0 'vmafuzz_store_erase_merge passes' $R 6.12 "$T/seed.c"
+# the tree was not written to
+tree=$(scripts/kernel-tree.sh 6.12)
+[ ! -e "$tree/tools/testing/radix-tree/maple" ] && [ ! -e "$tree/tools/testing/radix-tree/maple.o" ] &&
+	ok || bad "$tree was written to"
+
+finish

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vmafuzz repro --ktest (ktest.h): the program file read, the kernel build's
+ * probe and record read, the test written.
+ */
+#include "ktest.h"
+
+#include "ktest_mtree.h"
+#include "fuzz/targets/target.h"
+#include "tools/crash_input.h"
+#include "tools/file_util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* out/kernel/current beside this binary (out/vmafuzz) */
+static bool default_kernel_dir(char *buf, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return false;
+	self[n] = 0;
+	return (size_t)snprintf(buf, len, "%s/kernel/current", dirname(self)) < len;
+}
+
+/* The build's probe (config.mk's KMT_DEFS): which calls the tree has. */
+static bool read_caps(const char *dir, struct ktest_caps *c)
+{
+	char path[PATH_MAX], *text, *defs;
+	size_t n;
+
+	path_fmt(path, sizeof(path), "%s/config.mk", dir);
+	text = file_read(path, &n);
+	if (!text)
+		return false;
+	defs = strstr(text, "KMT_DEFS :=");
+	if (!defs) {
+		free(text);
+		return false;
+	}
+	*strchrnul(defs, '\n') = 0;
+	*c = (struct ktest_caps){
+	    .bulk = strstr(defs, "-DKMT_HAVE_BULK") != NULL,
+	    .dup = strstr(defs, "-DKMT_HAVE_DUP") != NULL,
+	    .alloc_cyclic = strstr(defs, "-DKMT_HAVE_ALLOC_CYCLIC") != NULL,
+	    .mtree_dup = strstr(defs, "-DKMT_HAVE_MTREE_DUP") != NULL,
+	    .find_range = strstr(defs, "-DKMT_HAVE_FIND_RANGE") != NULL,
+	};
+	free(text);
+	return true;
+}
+
+/* "Linux <version> (<path>)" from the build's record of its tree. */
+static bool read_tree(const char *dir, char *buf, size_t len)
+{
+	char path[PATH_MAX], ver[64] = "", where[PATH_MAX] = "", *text, *line, *save = NULL;
+	size_t n;
+
+	path_fmt(path, sizeof(path), "%s/tree", dir);
+	text = file_read(path, &n);
+	if (!text)
+		return false;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "version ", 8))
+			snprintf(ver, sizeof(ver), "%s", line + 8);
+		else if (!strncmp(line, "path ", 5))
+			snprintf(where, sizeof(where), "%s", line + 5);
+	}
+	free(text);
+	if (!*ver)
+		return false;
+	snprintf(buf, len, "Linux %s (%s)", ver, where);
+	return true;
+}
+
+/* The program file's own comment: its leading '#' lines, without "# ". */
+static char *file_comment(const char *file)
+{
+	size_t n, len = 0;
+	char *text = file_read(file, &n), *out, *p;
+
+	if (!text)
+		return NULL;
+	out = calloc(1, n + 1);
+	for (p = text; out && *p == '#';) {
+		char *nl = strchrnul(p, '\n');
+		char *s = p + 1 + (p[1] == ' ');
+
+		/* the harness's own lines say how to replay, not what it is */
+		if (strncmp(s, "finding:", 8) && strncmp(s, "expect:", 7) && strncmp(s, "vm:", 3) &&
+		    strncmp(s, "SPDX-", 5)) {
+			memcpy(out + len, s, (size_t)(nl - s));
+			len += (size_t)(nl - s);
+			out[len++] = '\n';
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	free(text);
+	return out;
+}
+
+/* vmafuzz_<the file's name>, as a C identifier */
+static void test_name(const char *file, char *buf, size_t len)
+{
+	char copy[PATH_MAX], *base, *dot;
+	size_t k;
+
+	snprintf(copy, sizeof(copy), "%s", file);
+	base = basename(copy);
+	if ((dot = strchr(base, '.')))
+		*dot = 0;
+	k = (size_t)snprintf(buf, len, "vmafuzz_%s", base);
+	for (char *c = buf + 8; *c; c++)
+		if (!isalnum((unsigned char)*c))
+			*c = '_';
+	if (k >= len || !base[0])
+		snprintf(buf, len, "vmafuzz_test");
+}
+
+int ktest_repro(const char *file, const char *out_path, const char *kernel_dir)
+{
+	char dir[PATH_MAX], tree[PATH_MAX + 80], name[96], why[600];
+	struct ktest_caps caps = ktest_caps_all;
+	bool have_tree = false, ok;
+	char *comment;
+	uint8_t *data;
+	size_t size;
+	FILE *out = stdout;
+
+	data = crash_input_load("repro", &fuzz_mtree_target, file, &size, NULL);
+	if (!data)
+		return 2;
+	if (kernel_dir)
+		snprintf(dir, sizeof(dir), "%s", kernel_dir);
+	if (kernel_dir || default_kernel_dir(dir, sizeof(dir))) {
+		if (!read_caps(dir, &caps)) {
+			if (kernel_dir) {
+				fprintf(stderr,
+					"vmafuzz repro: %s is no kernel build (no config.mk with "
+					"the probe's KMT_DEFS)\n",
+					dir);
+				free(data);
+				return 2;
+			}
+			fprintf(stderr, "vmafuzz repro: no kernel build (./build.sh kernel): "
+					"writing every call, as for a current tree\n");
+		}
+		have_tree = read_tree(dir, tree, sizeof(tree));
+	}
+	comment = file_comment(file);
+	test_name(file, name, sizeof(name));
+	if (out_path && strcmp(out_path, "-") && !(out = fopen(out_path, "w"))) {
+		fprintf(stderr, "vmafuzz repro: cannot write %s: %s\n", out_path, strerror(errno));
+		free(comment);
+		free(data);
+		return 2;
+	}
+	ok = ktest_mtree_write(out, data, size, name, comment, have_tree ? tree : NULL, &caps, why,
+			       sizeof(why));
+	if (!ok)
+		fprintf(stderr, "vmafuzz repro: %s: %s\n", file, why);
+	if (out != stdout && fclose(out) && ok) {
+		fprintf(stderr, "vmafuzz repro: cannot write %s: %s\n", out_path, strerror(errno));
+		ok = false;
+	}
+	if (!ok && out != stdout)
+		remove(out_path);
+	free(comment);
+	free(data);
+	return ok ? 0 : 2;
+}

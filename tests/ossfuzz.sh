@@ -4,7 +4,8 @@
 # tests/engines.sh leaves out (it checks libFuzzer + AddressSanitizer):
 #
 #   undefined  libFuzzer + UBSan, OSS-Fuzz's SANITIZER_FLAGS_undefined
-#   memory     libFuzzer + MSan (-fsanitize=memory -fsanitize-memory-track-origins)
+#   memory     libFuzzer + MSan (-fsanitize=memory -fsanitize-memory-track-origins),
+#              with KSRC set (Debian's 6.12 tree): the kernel targets too
 #   afl        CC=afl-clang-fast, LIB_FUZZING_ENGINE=libAFLDriver.a, ASan, CmpLog
 #              (as OSS-Fuzz's compile_afl does; skipped without afl++)
 #   coverage   -fprofile-instr-generate -fcoverage-mapping, libFuzzer's driver
@@ -49,7 +50,12 @@ build() {
 	local extra=()
 	case $c in
 	undefined) flags="$BASE $UBSAN -fsanitize=fuzzer-no-link" ;;
-	memory) flags="$BASE $MSAN -fsanitize=fuzzer-no-link" ;;
+	memory)
+		# with the kernel targets, from the tree as the image installs it
+		# (oss-fuzz/Dockerfile: KSRC)
+		flags="$BASE $MSAN -fsanitize=fuzzer-no-link"
+		extra=(KSRC="$KTREE")
+		;;
 	coverage) flags="$BASE -fprofile-instr-generate -fcoverage-mapping -pipe" ;;
 	afl)
 		cc=afl-clang-fast cxx=afl-clang-fast++ flags="$BASE $ASAN" san=address fe=afl
@@ -65,6 +71,7 @@ build() {
 	echo $? >"$T/$c/rc"
 }
 
+KTREE=$(scripts/kernel-tree.sh 6.12) || { bad "no 6.12 tree for the MSan build's kernel targets"; finish; }
 start=$(date +%s)
 for c in $configs; do
 	build "$c" &
@@ -103,7 +110,12 @@ for c in $configs; do
 		continue
 	fi
 	ok
-	for t in $targets; do
+	kts=
+	[ "$c" = memory ] && kts="kfuzz_mtree kfuzz_vma"
+	# nothing but what OSS-Fuzz uploads: objects go to $WORK
+	dirs=$(cd "$out" && find . -mindepth 1 -maxdepth 1 -type d | head -n 3)
+	[ -z "$dirs" ] && ok || bad "$c: \$OUT holds folders: $dirs"
+	for t in $targets $kts; do
 		b=$out/$t
 		for f in "$t" "${t}_seed_corpus.zip" "$t.options"; do
 			[ -s "$out/$f" ] && ok || bad "$c: \$OUT lacks $f"

@@ -4,7 +4,8 @@
  * uname gives them, refused when they are not versions, clamped to what
  * the model knows; a rule holds from its mainline release on and in the
  * point releases of the branches it was backported to, and nowhere else;
- * the table names every rule. A rule of what smaps shows (lf) has no
+ * the table names every rule. A rule of what smaps shows (lf), or of a
+ * page's dirty state that only another process's smaps shows, has no
  * result to differ in, so the model's view itself is asked here.
  */
 #include "fuzz/as/model_backend.h"
@@ -114,10 +115,68 @@ static bool view_rule_smaps_shows_lf(void)
 	return true;
 }
 
+/* One call of process @proc on the model, with range [page, page + n) of
+ * the window; its result. */
+static int64_t call_at(void *as, uint8_t code, unsigned proc, unsigned page, unsigned n,
+		       struct mm_args a)
+{
+	struct mm_call c = {.code = code, .a = a};
+
+	c.a.proc = (uint8_t)proc;
+	c.start = MMF_WINDOW_LO + ((uint64_t)page << MMF_PAGE_SHIFT);
+	c.len = (uint64_t)n << MMF_PAGE_SHIFT;
+	c.value = MMF_VALUE(proc, 1);
+	call(as, &c);
+	return c.result;
+}
+
+/*
+ * version_uffd_wp_resolve_page_prot.txt as version @v: whether p1 maps the
+ * shared page dirty after p0 wrote it, following an uffd-wp registration
+ * of p0's and its unregistering; -1 when a call did not do what it should.
+ */
+static int wp_resolved_dirty(unsigned v)
+{
+	char err[128];
+	void *as = as_model.open(err, sizeof(err));
+	struct as_vma vmas[4];
+	int64_t r = 0;
+	int dirty = -1;
+
+	if (!as)
+		return -1;
+	as_model_set_kver(as, v);
+	r |= call_at(as, MMF_OP_MMAP, 0, 0x10, 1,
+		     (struct mm_args){.prot = 3, .kind = MMF_SHARED_ANON, .place = MMF_FIXED}) !=
+	     (int64_t)(MMF_WINDOW_LO + (0x10ull << MMF_PAGE_SHIFT));
+	r |= call_at(as, MMF_OP_TOUCH, 0, 0x10, 1, (struct mm_args){.access = 0});
+	r |= call_at(as, MMF_OP_UFFD_CREATE, 0, 0, 0, (struct mm_args){.features = 0});
+	r |= call_at(as, MMF_OP_UFFD_REGISTER, 0, 0x10, 1, (struct mm_args){.modes = 2});
+	r |= call_at(as, MMF_OP_UFFD_UNREGISTER, 0, 0x10, 1, (struct mm_args){.handle = 0});
+	r |= call_at(as, MMF_OP_FORK, 0, 0, 0, (struct mm_args){0});
+	r |= call_at(as, MMF_OP_TOUCH, 0, 0x10, 1, (struct mm_args){.access = 1});
+	r |= call_at(as, MMF_OP_TOUCH, 1, 0x10, 1, (struct mm_args){.access = 0});
+	if (!r && as_model.vmas(as, 1, MMF_WINDOW_LO, MMF_WINDOW_HI, true, vmas, 4, err,
+				sizeof(err)) == 1 &&
+	    vmas[0].shared_clean + vmas[0].shared_dirty == 1)
+		dirty = (int)vmas[0].shared_dirty;
+	as_model.close(as);
+	return dirty;
+}
+
+static bool view_rule_uffd_wp_resolve_page_prot(void)
+{
+	ASSERT_EQ(wp_resolved_dirty(KVER(6, 1, 192)), 0);
+	ASSERT_EQ(wp_resolved_dirty(KVER(6, 12, 118)), 1);
+	ASSERT_EQ(wp_resolved_dirty(KVER_NEWEST), 1);
+	return true;
+}
+
 int main(void)
 {
 	TEST(parses_releases);
 	TEST(rules_by_release_and_backport);
 	TEST(view_rule_smaps_shows_lf);
+	TEST(view_rule_uffd_wp_resolve_page_prot);
 	return test_summary();
 }

@@ -63,6 +63,18 @@ const struct kver_rule_desc kver_rules[KV_NRULES] = {
 				   KVER(6, 12, 0),
 				   {0},
 				   "mm: avoid using vma_merge() for new VMAs"},
+    /* uffd_wp_range (unregistering, closing the context) changes the
+     * protection to the VMA's vm_page_prot, which uffd-wp makes read-only
+     * in a shared writable mapping (write notification), so a later write
+     * faults and dirties the page for every process mapping it; before,
+     * to vm_get_page_prot(vm_flags): every present entry writable, clean
+     * ones too, and a write dirtied only its own entry. 6.1.192 does that
+     * (its uffd-wp write notification is backported, this is not) */
+    [KV_UFFD_WP_RESOLVE_PAGE_PROT] = {"uffd_wp_resolve_page_prot",
+				      KVER(6, 2, 0),
+				      {0},
+				      "mm/mprotect: drop pgprot_t parameter from "
+				      "change_protection()"},
 };
 
 bool kver_has(unsigned v, enum kver_rule rule)

@@ -48,6 +48,10 @@ enum kver_rule {
 	/* a new mapping that can merge with prev or with next but not both
 	 * (their anon_vmas differ) merges with prev; before, with next */
 	KV_NEW_RANGE_PREFERS_PREV,
+	/* uffd_wp_range (unregister, close) applies vm_page_prot, read-only
+	 * under uffd-wp in a shared writable mapping; before, the protection
+	 * of the VMA's flags, writable */
+	KV_UFFD_WP_RESOLVE_PAGE_PROT,
 	KV_NRULES
 };
 

@@ -97,16 +97,22 @@ static bool vma_can_userfault(const struct vma *v, unsigned modes)
  * kernel's code then makes dirty entries writable again
  * (can_change_pte_writable); this machine's 6.18 does not, measured with
  * conform, and the model does as the kernel it is compared with
- * (fidelity.md). In a private mapping an entry stays writable exactly when
- * it was: only exclusive anonymous pages are, and they are made writable
- * again.
+ * (fidelity.md). Before 6.2 (kver rule uffd_wp_resolve_page_prot) the
+ * protection was that of the VMA's flags: every entry writable. In a
+ * private mapping an entry stays writable exactly when it was: only
+ * exclusive anonymous pages are, and they are made writable again.
  */
 static void wp_resolve(struct vma *v, uint64_t start, uint64_t end)
 {
 	const uint64_t shared_wp = VM_UFFD_WP | VM_SHARED | VM_WRITE;
 
-	if ((v->flags & shared_wp) == shared_wp)
+	if ((v->flags & shared_wp) != shared_wp)
+		return;
+	/* before uffd_wp_resolve_page_prot: vm_get_page_prot(vm_flags) */
+	if (kver_has(v->mm->kver, KV_UFFD_WP_RESOLVE_PAGE_PROT))
 		pte_wrprotect_range(v->mm, start, end);
+	else
+		pte_mkwrite_shared_range(v->mm, start, end);
 }
 
 /*

@@ -156,8 +156,9 @@ static int wp_resolved_dirty(unsigned v)
 	r |= call_at(as, MMF_OP_FORK, 0, 0, 0, (struct mm_args){0});
 	r |= call_at(as, MMF_OP_TOUCH, 0, 0x10, 1, (struct mm_args){.access = 1});
 	r |= call_at(as, MMF_OP_TOUCH, 1, 0x10, 1, (struct mm_args){.access = 0});
-	if (!r && as_model.vmas(as, 1, MMF_WINDOW_LO, MMF_WINDOW_HI, true, vmas, 4, err,
-				sizeof(err)) == 1 &&
+	if (!r &&
+	    as_model.vmas(as, 1, MMF_WINDOW_LO, MMF_WINDOW_HI, true, vmas, 4, err, sizeof(err)) ==
+		1 &&
 	    vmas[0].shared_clean + vmas[0].shared_dirty == 1)
 		dirty = (int)vmas[0].shared_dirty;
 	as_model.close(as);

@@ -6,9 +6,10 @@
 # from the machine's cache) and run there. A reverted fix's program
 # (bugs/kernel-patches/) fails on the tree with the patch and passes on the
 # tree without it, naming the step; a finding of bugs/kernel/ fails on the
-# unpatched tree, which has it; a seed passes. What cannot be such a test
-# (a fork, interleaved threads, an injected failure that fired, another
-# target's program) and bad usage get exit status 2 and no file.
+# unpatched tree, which has it (a gap search's, a fork's); a seed passes.
+# What cannot be such a test (interleaved threads, an injected failure that
+# fired, another target's program) and bad usage get exit status 2 and no
+# file.
 set -uo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 OUT=${OUT:-$ROOT/out}
@@ -35,12 +36,10 @@ expect 0 '^static void vmafuzz_empty_area_rev_lower' "$V" repro --ktest \
 cmp -s "$T/out" "$T/lower.c" && ok || bad "repro --ktest to stdout differs from -o"
 
 # what cannot be a test: the step and why, exit 2, no file left
-printf 'target fuzz_mtree\nstore mt0 @0:1 v0\nfork mt0 mt1 dontcopy=0\n' >"$T/fork.txt"
 printf 'target fuzz_mtree\nstore mt0 @0x10:4 v1 fail_at=1\n' >"$T/failed.txt"
 # (an RCU walk that a store lands in the middle of)
 cp bugs/kernel-patches/append_rcu.txt "$T/threads.txt"
-for c in "fork.txt:step 2 is a fork" \
-	"failed.txt:step 1: its injected allocation failure \(fail_at=1\) fired" \
+for c in "failed.txt:step 1: its injected allocation failure \(fail_at=1\) fired" \
 	"threads.txt:step 5 \(store mt0 @0x3c:10 v4\) runs in the middle of step 4"; do
 	f=${c%%:*} msg=${c#*:}
 	rm -f "$T/none.c"
@@ -52,8 +51,8 @@ printf 'target fuzz_mtree\nstore mt9 @0:1 v0\n' >"$T/bad.txt"
 expect 2 "$T/bad.txt:2" "$V" repro --ktest "$T/bad.txt"
 expect 2 'no such|cannot' "$V" repro --ktest "$T/missing.txt"
 expect 2 'needs a program file' "$V" repro --ktest
-expect 2 'is for --c, not --ktest' "$V" repro --ktest "$T/fork.txt" --kselftest
-expect 2 'is for --ktest, not --c' "$V" repro --c "$T/fork.txt" --kernel "$T"
+expect 2 'is for --c, not --ktest' "$V" repro --ktest "$T/failed.txt" --kselftest
+expect 2 'is for --ktest, not --c' "$V" repro --c "$T/failed.txt" --kernel "$T"
 expect 2 "$T is no kernel build" "$V" repro --ktest bugs/kernel-patches/empty_area_rev_lower.txt \
 	--kernel "$T"
 
@@ -83,6 +82,10 @@ expect 0 'passes' $R 6.12 "$T/span.c"
 "$V" repro --ktest bugs/kernel/maple_gap_rev_top_wrap.txt -o "$T/wrap.c"
 expect 1 'at step 2: gap mt0 top-5:18 n=3 high, wrap\.c:[0-9]+: MT_BUG_ON\(&mt\[0\], ret != 0\);' \
 	$R 6.12 "$T/wrap.c"
+# dup_mmap's steps: the fork that walks its root entry twice
+"$V" repro --ktest bugs/kernel/maple_store_root_restart.txt -o "$T/restart.c"
+expect 1 'at step 2: fork mt0 mt1 dontcopy=0, restart\.c:[0-9]+: MT_BUG_ON\(&mt\[1\], !vmafuzz_seen\(want2, 1, i, index, last, entry\)\);' \
+	$R 6.12 "$T/restart.c"
 "$V" repro --ktest corpus/fuzz_mtree/store_erase_merge.txt -o "$T/seed.c"
 expect 0 'vmafuzz_store_erase_merge passes' $R 6.12 "$T/seed.c"
 # the tree was not written to

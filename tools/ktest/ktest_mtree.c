@@ -742,11 +742,94 @@ static int kt_dup_locked(void *src, void *dst)
 	return dup_either(src, dst, true);
 }
 
+/* A fork as the model made it: each parent entry, and what the child got
+ * (NULL: dropped). */
+struct kt_fork {
+	const struct tree_fork_ops *ops;
+	struct kt_walk parent;
+	void **child;
+	size_t cap;
+};
+
+static enum tree_fork_step kt_fork_entry(void *arg, const struct tree_range *r, void *e,
+					 void **child)
+{
+	struct kt_fork *f = arg;
+	enum tree_fork_step step = f->ops->entry(f->ops->arg, r, e, child);
+
+	if (f->parent.n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 16;
+		f->child = realloc(f->child, f->cap * sizeof(*f->child));
+		if (!f->child) {
+			fprintf(stderr, "vmafuzz repro: out of memory\n");
+			exit(2);
+		}
+	}
+	f->child[f->parent.n] = step == TREE_FORK_COPY ? *child : NULL;
+	collect(&f->parent, r, e);
+	if (step == TREE_FORK_FAIL)
+		refuse("step %u: the fork fails at an entry, which the tree's harness cannot make "
+		       "happen",
+		       K.stepno[self()]);
+	return step;
+}
+
+static bool kt_fork_copied(void *arg, const struct tree_range *r, void *child)
+{
+	struct kt_fork *f = arg;
+	bool ok = f->ops->copied(f->ops->arg, r, child);
+
+	if (!ok)
+		refuse("step %u: the fork's page copy fails, which the tree's harness cannot make "
+		       "happen",
+		       K.stepno[self()]);
+	return ok;
+}
+
+/*
+ * dup_mmap's tree steps as kmt_fork makes them: __mt_dup, out of RCU mode,
+ * then for_each_vma on the child's tree, each entry replaced in place by
+ * the child's (vma_iter_bulk_store) or cleared (VM_DONTCOPY:
+ * vma_iter_clear_gfp), back in RCU mode. The loop checks it is handed the
+ * parent's entries in order, each once.
+ */
 static int kt_fork(void *src, void *dst, const struct tree_fork_ops *ops)
 {
-	refuse("step %u is a fork (dup_mmap's tree steps), which is not written as a test yet",
-	       K.stepno[self()]);
-	return tree_model.fork(src, dst, ops);
+	struct kt_fork f = {.ops = ops};
+	const struct tree_fork_ops wrap = {kt_fork_entry, kt_fork_copied, &f};
+	int err = (call_begin(), tree_model.fork(src, dst, &wrap));
+	unsigned s = tix(src), d = tix(dst);
+
+	call_end();
+	after_call("a fork");
+	say("\t{\n");
+	want_array(&f.parent);
+	say("\t\tvoid *const child[] = {\n");
+	for (size_t k = 0; k < f.parent.n; k++)
+		say("\t\t\t%s,\n", ENT(f.child[k]));
+	if (!f.parent.n)
+		say("\t\t\tNULL,\n");
+	say("\t\t};\n\t\tMA_STATE(mas, &mt[%u], 0, 0);\n\n", d);
+	say("\t\tret = __mt_dup(&mt[%u], &mt[%u], GFP_KERNEL);\n", s, d);
+	expect_ret(d, err);
+	say("\t\tmt_clear_in_rcu(&mt[%u]);\n\t\ti = 0;\n", d);
+	say("\t\twhile ((entry = mas_find(&mas, ULONG_MAX)) != NULL) {\n");
+	say("\t\t\tindex = mas.index;\n\t\t\tlast = mas.last;\n");
+	say("\t\t\tMT_BUG_ON(&mt[%u], !vmafuzz_seen(want%u, %zu, i, index, last, entry));\n", d,
+	    K.arrays, f.parent.n);
+	say("\t\t\tif (!child[i]) {\n\t\t\t\t__mas_set_range(&mas, index, last);\n"
+	    "\t\t\t\tmas_store_gfp(&mas, NULL, GFP_KERNEL);\n"
+	    "\t\t\t\tMT_BUG_ON(&mt[%u], mas_is_err(&mas));\n\t\t\t} else {\n"
+	    "\t\t\t\tmas.index = index;\n\t\t\t\tmas.last = last;\n"
+	    "\t\t\t\tmas_store(&mas, child[i]);\n\t\t\t}\n\t\t\ti++;\n\t\t}\n",
+	    d);
+	say("\t\tmas_destroy(&mas);\n\t\tmt_set_in_rcu(&mt[%u]);\n", d);
+	say("\t\tMT_BUG_ON(&mt[%u], i != %zu);\n\t}\n", d, f.parent.n);
+	K.vars |= KV_ENTRY | KV_RET | KV_I | KV_INDEX | KV_FIRST;
+	wrote(d);
+	walk_free(&f.parent);
+	free(f.child);
+	return err;
 }
 
 static void kt_fork_exit(void *t, tree_visit_fn visit, void *arg)

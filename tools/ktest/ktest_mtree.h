@@ -14,9 +14,9 @@
  * MT_BUG_ON (in userland, an assertion); a fixed one passes.
  *
  * What a sequential test in that harness cannot express is refused with the
- * step and the reason: steps of two threads that interleave, an injected
+ * step and the reason: calls of two threads that overlap, an injected
  * allocation failure that fired (the harness cannot fail a GFP_KERNEL
- * allocation), dup_mmap's fork steps.
+ * allocation), a fork that fails.
  */
 #ifndef VMAFUZZ_KTEST_MTREE_H
 #define VMAFUZZ_KTEST_MTREE_H

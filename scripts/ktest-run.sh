@@ -19,9 +19,9 @@
 # The runner calls the test first in maple_tree_tests() and exits after it:
 # the rest of the suite is the tree's own and takes minutes.
 #
-#   ktest: <test> passes in Linux <version>'s maple test program      exit 0
-#   ktest: <test> fails in ...: BUG at <test>:<line> (TEST.c:<n>: <source line>)
-#                                                                      exit 1
+#   ktest: <test> passes in Linux <version>'s maple test program       exit 0
+#   ktest: <test> fails in ...: at step <N: operation>, TEST.c:<line>:
+#          <the test's line> (<the MT_BUG_ON or the sanitizer's report>) exit 1
 # Exit 2: a bad command line, a file that is no such test, a tree without
 # the test program, a patch that does not apply, a test that does not build.
 set -uo pipefail
@@ -78,7 +78,7 @@ unlink_path() {
 	done
 }
 
-stamp="$tree ${patchf:+$(sha256sum <"$patchf" | cut -c1-16)}"
+stamp="v2 $tree ${patchf:+$(sha256sum <"$patchf" | cut -c1-16)}"
 if [ "$(cat "$shadow/.vmafuzz-shadow" 2>/dev/null)" != "$stamp" ]; then
 	rm -rf "$shadow" && mkdir -p "$shadow" || die "cannot make $shadow"
 	for e in "$tree"/* "$tree"/.[!.]*; do
@@ -90,6 +90,8 @@ if [ "$(cat "$shadow/.vmafuzz-shadow" 2>/dev/null)" != "$stamp" ]; then
 		rm -f "$shadow/tools/testing/$d" && cp -r "$tree/tools/testing/$d" "$shadow/tools/testing/$d" ||
 			die "cannot copy $tree/tools/testing/$d"
 	done
+	# a checkout's own build of the test program is not ours to reuse
+	(cd "$shadow/$prog" && rm -f ./*.o main idr-test multiorder xarray maple radix-tree.c idr.c)
 	if [ -n "$patchf" ]; then
 		while read -r f; do
 			[ -n "$f" ] || continue
@@ -99,23 +101,26 @@ if [ "$(cat "$shadow/.vmafuzz-shadow" 2>/dev/null)" != "$stamp" ]; then
 		patch -p1 -s --forward --no-backup-if-mismatch -d "$shadow" <"$patchf" >"$shadow.patch.log" 2>&1 ||
 			{ cat "$shadow.patch.log" >&2; rm -rf "$shadow"; die "$patchf does not apply to $tree (Linux $version)"; }
 	fi
+	# maple.c as the tree (and the patch) has it, for each test to be pasted in
+	cp "$shadow/$prog/maple.c" "$shadow/$prog/maple.c.base" || die "cannot copy maple.c"
 	echo "$stamp" >"$shadow/.vmafuzz-shadow"
 fi
 
 # maple.c as the tree has it, the test pasted above maple_tree_tests(), and
 # the runner's call as the first thing in it
 dir=$shadow/$prog
-cp "$tree/$prog/maple.c" "$dir/maple.c" || die "cannot copy maple.c"
-at=$(grep -n '^void maple_tree_tests(void)$' "$dir/maple.c" | head -n 1 | cut -d: -f1)
+base=$dir/maple.c.base
+at=$(grep -n '^void maple_tree_tests(void)$' "$base" | head -n 1 | cut -d: -f1)
+[ -n "$at" ] || die "$base has no maple_tree_tests() to call the test from"
 {
-	head -n $((at - 1)) "$tree/$prog/maple.c"
+	head -n $((at - 1)) "$base"
 	echo "#include <unistd.h>"
 	cat "$test"
 	echo
-	sed -n "${at},$((at + 1))p" "$tree/$prog/maple.c"
+	sed -n "${at},$((at + 1))p" "$base"
 	printf '\t/* scripts/ktest-run.sh: the pasted test alone */\n'
 	printf '\t%s();\n\tprintf("vmafuzz: %s passed\\n");\n\tfflush(stdout);\n\t_exit(0);\n' "$fn" "$fn"
-	tail -n +$((at + 2)) "$tree/$prog/maple.c"
+	tail -n +$((at + 2)) "$base"
 } >"$dir/maple.c.new" && mv "$dir/maple.c.new" "$dir/maple.c" || die "cannot write $dir/maple.c"
 first=$((at + 1)) # maple.c's line of the test's first line
 
@@ -140,11 +145,13 @@ if ! build; then
 fi
 # (an MT_BUG_ON that fails asserts: AddressSanitizer prints where, so a
 # failure inside the shared check names the test's line that called it)
-(cd "$dir" && ASAN_OPTIONS=handle_abort=1:symbolize=1 UBSAN_OPTIONS=print_stacktrace=1 timeout "${KTEST_TIMEOUT:-300}" ./maple) \
+(cd "$dir" && ASAN_OPTIONS=handle_abort=1:symbolize=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 timeout "${KTEST_TIMEOUT:-300}" ./maple) \
 	>"$shadow/run.log" 2>&1
 rc=$?
 where="Linux $version's maple test program${patchf:+ (with $(basename "$patchf"))}"
-if [ $rc -eq 0 ] && grep -qx "vmafuzz: $fn passed" "$shadow/run.log"; then
+# (a sanitizer's report is a failure even where it did not stop the run)
+if [ $rc -eq 0 ] && grep -qx "vmafuzz: $fn passed" "$shadow/run.log" &&
+	! grep -qE 'runtime error|ERROR: AddressSanitizer' "$shadow/run.log"; then
 	echo "ktest: $fn passes in $where"
 	exit 0
 fi

@@ -37,9 +37,13 @@ cmp -s "$T/out" "$T/lower.c" && ok || bad "repro --ktest to stdout differs from 
 
 # what cannot be a test: the step and why, exit 2, no file left
 printf 'target fuzz_mtree\nstore mt0 @0x10:4 v1 fail_at=1\n' >"$T/failed.txt"
+# (a fail_at the model's count never reaches may still have fired in the
+# kernel run, whose preallocation takes more nodes)
+printf 'target fuzz_mtree\nstore mt0 @0x10:4 v1 fail_at=200\n' >"$T/late.txt"
 # (an RCU walk that a store lands in the middle of)
 cp bugs/kernel-patches/append_rcu.txt "$T/threads.txt"
-for c in "failed.txt:step 1: its injected allocation failure \(fail_at=1\) fired" \
+for c in "failed.txt:step 1 carries fail_at=1 and makes a store" \
+	"late.txt:step 1 carries fail_at=200 and makes a store" \
 	"threads.txt:step 5 \(store mt0 @0x3c:10 v4\) runs in the middle of step 4"; do
 	f=${c%%:*} msg=${c#*:}
 	rm -f "$T/none.c"
@@ -86,8 +90,36 @@ expect 1 'at step 2: gap mt0 top-5:18 n=3 high, wrap\.c:[0-9]+: MT_BUG_ON\(&mt\[
 "$V" repro --ktest bugs/kernel/maple_store_root_restart.txt -o "$T/restart.c"
 expect 1 'at step 2: fork mt0 mt1 dontcopy=0, restart\.c:[0-9]+: MT_BUG_ON\(&mt\[1\], !vmafuzz_seen\(want2, 1, i, index, last, entry\)\);' \
 	$R 6.12 "$T/restart.c"
-"$V" repro --ktest corpus/fuzz_mtree/store_erase_merge.txt -o "$T/seed.c"
-expect 0 'vmafuzz_store_erase_merge passes' $R 6.12 "$T/seed.c"
+# the normal API's calls (the tree's own lock), the other write paths, a
+# range walk from inside an empty range, a cyclic alloc: a correct tree
+# passes
+cat >"$T/locked.txt" <<-'END'
+	target fuzz_mtree
+	write mt0 @0x10:4 v1 locked entry then=0
+	insert mt0 @0x20:2 v2
+	alloc mt0 @0:255 n=3 n low v3
+	walk_by mt0 @0x8:255 ranges
+	walk_by mt0 @0x28:255 ranges_rev
+	find_in mt0 @0x30:16 prev
+	dup_locked mt0 mt1 then=0
+	erase_locked mt0 @0x10:1 then=0
+	destroy_locked mt1
+	write mt2 @0x40:2 v4 nowait entry then=0
+	alloc_cyclic mt2 @0x40:8 v5
+END
+"$V" repro --ktest "$T/locked.txt" -o "$T/locked.c"
+grep -q 'mtree_store_range(&mt\[0\]' "$T/locked.c" && grep -q 'mas_find_range(&mas' "$T/locked.c" &&
+	grep -q 'mtree_alloc_cyclic(&mt\[2\]' "$T/locked.c" && ok || bad "locked.c lacks the calls"
+expect 0 'vmafuzz_locked passes' $R 6.12 "$T/locked.c"
+# an existing -o file is left as it was when the program is refused
+echo keep >"$T/kept.c"
+expect 2 'carries fail_at' "$V" repro --ktest "$T/failed.txt" -o "$T/kept.c"
+[ "$(cat "$T/kept.c")" = keep ] && ok || bad "a refused program overwrote -o"
+# a seed of several threads taking turns (said in the test), with forks
+expect 0 'note: several threads call the tree' "$V" repro --ktest corpus/fuzz_mtree/fork.txt \
+	-o "$T/seed.c"
+grep -q '^ \* Several threads call the tree' "$T/seed.c" && ok || bad "fork.c does not say so"
+expect 0 'vmafuzz_fork passes' $R 6.12 "$T/seed.c"
 # the tree was not written to
 tree=$(scripts/kernel-tree.sh 6.12)
 [ ! -e "$tree/tools/testing/radix-tree/maple" ] && [ ! -e "$tree/tools/testing/radix-tree/maple.o" ] &&

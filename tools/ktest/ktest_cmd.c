@@ -53,6 +53,7 @@ static bool read_caps(const char *dir, struct ktest_caps *c)
 	    .alloc_cyclic = strstr(defs, "-DKMT_HAVE_ALLOC_CYCLIC") != NULL,
 	    .mtree_dup = strstr(defs, "-DKMT_HAVE_MTREE_DUP") != NULL,
 	    .find_range = strstr(defs, "-DKMT_HAVE_FIND_RANGE") != NULL,
+	    .alloc = strstr(defs, "-DKMT_ALLOC_OLD") == NULL,
 	};
 	free(text);
 	return true;
@@ -130,10 +131,10 @@ int ktest_repro(const char *file, const char *out_path, const char *kernel_dir)
 	char dir[PATH_MAX], tree[PATH_MAX + 80], name[96], why[600];
 	struct ktest_caps caps = ktest_caps_all;
 	bool have_tree = false, ok;
-	char *comment;
+	char *comment, *buf = NULL;
 	uint8_t *data;
-	size_t size;
-	FILE *out = stdout;
+	size_t size, len = 0;
+	FILE *mem;
 
 	data = crash_input_load("repro", &fuzz_mtree_target, file, &size, NULL);
 	if (!data)
@@ -157,22 +158,25 @@ int ktest_repro(const char *file, const char *out_path, const char *kernel_dir)
 	}
 	comment = file_comment(file);
 	test_name(file, name, sizeof(name));
-	if (out_path && strcmp(out_path, "-") && !(out = fopen(out_path, "w"))) {
-		fprintf(stderr, "vmafuzz repro: cannot write %s: %s\n", out_path, strerror(errno));
-		free(comment);
-		free(data);
-		return 2;
-	}
-	ok = ktest_mtree_write(out, data, size, name, comment, have_tree ? tree : NULL, &caps, why,
-			       sizeof(why));
+	/* written whole in memory first: a refused program leaves OUT as it was */
+	mem = open_memstream(&buf, &len);
+	ok = mem && ktest_mtree_write(mem, data, size, name, comment, have_tree ? tree : NULL,
+				      &caps, why, sizeof(why));
+	if (mem)
+		fclose(mem);
 	if (!ok)
-		fprintf(stderr, "vmafuzz repro: %s: %s\n", file, why);
-	if (out != stdout && fclose(out) && ok) {
-		fprintf(stderr, "vmafuzz repro: cannot write %s: %s\n", out_path, strerror(errno));
+		fprintf(stderr, "vmafuzz repro: %s: %s\n", file, mem ? why : "out of memory");
+	else if (out_path && strcmp(out_path, "-")) {
+		if (!file_write_atomic(out_path, buf, len)) {
+			fprintf(stderr, "vmafuzz repro: cannot write %s: %s\n", out_path,
+				strerror(errno));
+			ok = false;
+		}
+	} else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
+		fprintf(stderr, "vmafuzz repro: cannot write to stdout\n");
 		ok = false;
 	}
-	if (!ok && out != stdout)
-		remove(out_path);
+	free(buf);
 	free(comment);
 	free(data);
 	return ok ? 0 : 2;

@@ -35,6 +35,7 @@ struct ktest_caps {
 	bool alloc_cyclic; /* mtree_alloc_cyclic (6.10) */
 	bool mtree_dup;	   /* mtree_dup (6.8) */
 	bool find_range;   /* mas_find_range (6.6) */
+	bool alloc;	   /* mtree_alloc_range searching as mas_empty_area (6.5) */
 };
 
 /* Every call (no probe to read). */

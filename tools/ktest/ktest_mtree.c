@@ -544,6 +544,21 @@ static void expect_entry(unsigned t, const void *e, const struct tree_range *r, 
 	K.vars |= KV_ENTRY;
 }
 
+/* A read through a state set to @index: entry = @fn(&mas[, bound]) under
+ * RCU, then the entry (and its range) checked; the block is left open. */
+static void read_at(unsigned t, uint64_t index, const char *fn, const uint64_t *bound,
+		    const void *e, const struct tree_range *r, bool range_always)
+{
+	say("\t{\n\t\tMA_STATE(mas, &mt[%u], %#" PRIx64 ", %#" PRIx64 ");\n\n", t, index, index);
+	if (bound)
+		say("\t\trcu_read_lock();\n\t\tentry = %s(&mas, %#" PRIx64
+		    ");\n\t\trcu_read_unlock();\n",
+		    fn, *bound);
+	else
+		say("\t\trcu_read_lock();\n\t\tentry = %s(&mas);\n\t\trcu_read_unlock();\n", fn);
+	expect_entry(t, e, r, range_always);
+}
+
 static void *kt_step(void *t, uint64_t index, uint64_t bound, struct tree_range *r, bool prev)
 {
 	void *e = (call_begin(), prev ? tree_model.prev(t, index, bound, r)
@@ -551,11 +566,7 @@ static void *kt_step(void *t, uint64_t index, uint64_t bound, struct tree_range 
 	unsigned i = tix(t);
 
 	call_end();
-	say("\t{\n\t\tMA_STATE(mas, &mt[%u], %#" PRIx64 ", %#" PRIx64 ");\n\n", i, index, index);
-	say("\t\trcu_read_lock();\n\t\tentry = mas_%s(&mas, %#" PRIx64
-	    ");\n\t\trcu_read_unlock();\n",
-	    prev ? "prev" : "next", bound);
-	expect_entry(i, e, r, false);
+	read_at(i, index, prev ? "mas_prev" : "mas_next", &bound, e, r, false);
 	/* the normal API's step must say the same (kmt_step) */
 	say("\t\tMT_BUG_ON(&mt[%u], mt_%s(&mt[%u], %#" PRIx64 ", %#" PRIx64 ") != %s);\n", i,
 	    prev ? "prev" : "next", i, index, bound, ENT(e));
@@ -595,9 +606,7 @@ static void *kt_load(void *t, uint64_t index, struct tree_range *r)
 	unsigned i = tix(t);
 
 	call_end();
-	say("\t{\n\t\tMA_STATE(mas, &mt[%u], %#" PRIx64 ", %#" PRIx64 ");\n\n", i, index, index);
-	say("\t\trcu_read_lock();\n\t\tentry = mas_walk(&mas);\n\t\trcu_read_unlock();\n");
-	expect_entry(i, e, r, true);
+	read_at(i, index, "mas_walk", NULL, e, r, true);
 	say("\t}\n");
 	return e;
 }
@@ -611,11 +620,7 @@ static void *kt_find_either(void *t, uint64_t from, uint64_t bound, struct tree_
 	call_end();
 	if (rev ? from < bound : from > bound)
 		return e; /* kmt_find and kmt_find_prev call nothing */
-	say("\t{\n\t\tMA_STATE(mas, &mt[%u], %#" PRIx64 ", %#" PRIx64 ");\n\n", i, from, from);
-	say("\t\trcu_read_lock();\n\t\tentry = mas_find%s(&mas, %#" PRIx64
-	    ");\n\t\trcu_read_unlock();\n",
-	    rev ? "_rev" : "", bound);
-	expect_entry(i, e, r, false);
+	read_at(i, from, rev ? "mas_find_rev" : "mas_find", &bound, e, r, false);
 	say("\t}\n");
 	return e;
 }

@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# scripts/soak.sh [--bug NAME] TARGET SECONDS: a soak run of one target and
-# its report (--bug: the build with planted bug NAME, to see a soak report
-# what it finds).
+# scripts/soak.sh [--bug NAME] [--cpu] TARGET SECONDS: a soak run of one
+# target and its report (--bug: the build with planted bug NAME, to see a
+# soak report what it finds; --cpu: SECONDS of CPU time, not of the clock).
 #
 # vmafuzz fuzz runs libFuzzer on TARGET for SECONDS from the target's seeds
 # alone, in a work folder of its own (out/soak/<time>-<target>/, or
 # SOAK_ROOT/<time>-<target>/), after a run of no executions that builds what
-# it needs, so that the build is not counted. Then the report:
+# it needs, so that the build is not counted. With --cpu the run goes on
+# until it and all it started have used SECONDS of CPU time, however busy
+# the machine's other cores are, and is then interrupted (SIGINT, as a
+# Ctrl-C: the engine stops, the corpus is merged and the summary comes).
+# Then the report:
 #
-#   soak TARGET: SECONDS s, run exit status N
+#   soak TARGET: SECONDS s[ of CPU time], run exit status N
 #     cpu:      U s user + S s sys (the run and all it started)
 #     exec/s:   R (E executions)
 #     peak rss: M MB (libFuzzer's peak_rss_mb)
 #     corpus:   K seeds -> L inputs when fuzzing ended -> F after the merge
 #     findings: none | N, each crash file with its triage bucket
 #     work:     the folder; log: the engine's log
+#
+# The figures count the merge after the run too.
 #
 # Exit status: 0 no findings, 1 findings, 2 a bad command line (an unknown
 # target, SECONDS not whole seconds from 1) or a failed build, 74 a full
@@ -26,16 +32,23 @@ cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." || exit 2
 
 usage() {
 	echo "soak.sh: $1" >&2
-	echo "usage: scripts/soak.sh [--bug NAME] TARGET SECONDS" >&2
+	echo "usage: scripts/soak.sh [--bug NAME] [--cpu] TARGET SECONDS" >&2
 	exit 2
 }
 
-bug=()
-if [ "${1:-}" = --bug ]; then
-	[ -n "${2:-}" ] || usage "--bug needs a planted bug's name (make list-bugs)"
-	bug=(--bug "$2")
-	shift 2
-fi
+bug=() cpu=
+while :; do
+	case ${1:-} in
+	--bug)
+		[ -n "${2:-}" ] || usage "--bug needs a planted bug's name (make list-bugs)"
+		bug=(--bug "$2")
+		shift 2
+		;;
+	--cpu) cpu=1 && shift ;;
+	-*) usage "unknown option '$1'" ;;
+	*) break ;;
+	esac
+done
 [ $# -eq 2 ] || usage "takes TARGET and SECONDS"
 target=$1 secs=$2
 known=$(targets; kernel_targets; for f in live/fuzz_*.c; do [ -e "$f" ] && basename "$f" .c; done)
@@ -73,9 +86,45 @@ esac || { echo "soak: the replay driver of $target did not build ($root/build.lo
 seconds() { # "1m2.500s" -> 62.500
 	awk -v t="$1" 'BEGIN { split(t, a, "m"); sub("s", "", a[2]); printf "%.1f", a[1] * 60 + a[2] }'
 }
+# tree_cpu PID: the CPU seconds PID and every live process under it have
+# used, with the children each has waited for (the fields after the
+# command's closing parenthesis: ppid is the 2nd, utime..cstime the 12th
+# to 15th)
+tree_cpu() {
+	cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" -v hz="$(getconf CLK_TCK)" '
+		{ i = index($0, ") "); pid = $1; n = split(substr($0, i + 2), f, " ")
+		  parent[pid] = f[2]; t[pid] = f[12] + f[13] + f[14] + f[15] }
+		END { for (p in t) { q = p
+			  while (q != "" && q != root && q > 1) q = parent[q]
+			  if (q == root) sum += t[p] }
+		      printf "%d", sum / hz }'
+}
 times >"$root/times.before"
-VMAFUZZ_WORK_ROOT=$root "$V" fuzz "${bug[@]}" "$target" "$secs" 2>&1 | tee "$root/run.log"
-rc=${PIPESTATUS[0]}
+if [ -z "$cpu" ]; then
+	VMAFUZZ_WORK_ROOT=$root "$V" fuzz "${bug[@]}" "$target" "$secs" 2>&1 | tee "$root/run.log"
+	rc=${PIPESTATUS[0]}
+	budget=
+else
+	# the clock bounds it too, at ten times the budget: a run that gets
+	# less than a tenth of a core is not a soak
+	: >"$root/run.log"
+	VMAFUZZ_WORK_ROOT=$root "$V" fuzz "${bug[@]}" "$target" $((secs * 10)) >"$root/run.log" 2>&1 &
+	pid=$!
+	tail -n +1 --pid="$pid" -f "$root/run.log" &
+	show=$!
+	budget=
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$(tree_cpu "$pid")" -ge "$secs" ]; then
+			budget=1
+			kill -INT "$pid"
+			break
+		fi
+		sleep 2
+	done
+	wait "$pid"
+	rc=$?
+	wait "$show"
+fi
 times >"$root/times.after"
 read -r u0 s0 < <(tail -n 1 "$root/times.before")
 read -r u1 s1 < <(tail -n 1 "$root/times.after")
@@ -94,7 +143,7 @@ grown=$(sed -n 's/^   corpus: *[0-9]* inputs in .* (merged from \([0-9]*\))$/\1/
 after=$(count_files "$work/corpus")
 
 echo
-echo "soak $target: $secs s, run exit status $rc"
+echo "soak $target: $secs s${cpu:+ of CPU time}, run exit status $rc${budget:+ (stopped at the budget)}"
 echo "  cpu:      $user s user + $sys s sys (the run and all it started)"
 echo "  exec/s:   ${rate:-?}"
 echo "  peak rss: ${rss:-?} MB (libFuzzer's peak_rss_mb)"

@@ -3,7 +3,8 @@
 # scripts/soak.sh: bad arguments exit 2 naming what is wrong; a few
 # seconds on fuzz_mm give a report whose every field is there with sane
 # figures (CPU time, exec/s and executions, peak RSS, the corpus from its
-# seeds through the run to the merge, no findings); a run with a planted
+# seeds through the run to the merge, no findings); --cpu stops at its CPU
+# budget and not before; a run with a planted
 # bug reports its findings with their triage bucket and exits 1. Run by
 # ./build.sh test with OUT and ROOT set (soaks in a scratch SOAK_ROOT).
 set -u
@@ -20,6 +21,8 @@ for s in 0 1.5 -5 abc 5s ''; do
 	expect 2 "SECONDS takes whole seconds from 1, not '$s'" "$S" fuzz_mm "$s"
 done
 expect 2 "--bug needs a planted bug's name" "$S" --bug
+expect 2 "unknown option '--nope'" "$S" --nope fuzz_mm 5
+expect 2 "SECONDS takes whole seconds from 1, not '0'" "$S" --cpu fuzz_mm 0
 [ -e "$SOAK_ROOT" ] && bad "a refused command line made $SOAK_ROOT" || ok
 
 # field REGEX: the report's line matching REGEX (its first)
@@ -53,6 +56,18 @@ EOF
 work=$(sed -n 's/^  work: *//p' "$T/report")
 [ -d "$work/corpus" ] && [ "$(ls "$work/corpus" | wc -l)" -gt 0 ] && ok || bad "no corpus in $work"
 case $work in "$SOAK_ROOT"/*) ok ;; *) bad "the soak worked outside SOAK_ROOT: $work" ;; esac
+
+# ---- --cpu: the run stops once it has used its CPU seconds (not before)
+rc=0
+"$S" --cpu fuzz_mm 4 >"$T/out" 2>&1 || rc=$?
+[ "$rc" = 0 ] && ok || { bad "soak.sh --cpu fuzz_mm 4 exited $rc"; tail -n 20 "$T/out"; }
+sed -n '/^soak fuzz_mm: /,$p' "$T/out" >"$T/report"
+[ -n "$(field '^soak fuzz_mm: 4 s of CPU time, run exit status [0-9]+ \(stopped at the budget\)$')" ] && ok ||
+	{ bad "no --cpu report head"; cat "$T/out"; }
+cpu=$(sed -n 's/^  cpu: *\([0-9.]*\) s user + \([0-9.]*\) s sys.*/\1 \2/p' "$T/report")
+awk -v c="$cpu" 'BEGIN { split(c, a, " "); exit !(a[1] + a[2] >= 4 && a[1] + a[2] < 60) }' && ok ||
+	{ bad "--cpu 4 used '$cpu' s of CPU"; cat "$T/report"; }
+[ -n "$(field '^  findings: none$')" ] && ok || { bad "--cpu: findings"; cat "$T/report"; }
 
 # ---- a planted bug: findings, each with its bucket
 if make -s --no-print-directory -j2 bug-libfuzzer bug-replay BUG=$B >"$T/build.log" 2>&1; then

@@ -124,7 +124,7 @@ FLAGS_libfuzzer  = -g -O2 -fno-omit-frame-pointer $(SAN) -fsanitize=fuzzer-no-li
 # Edge coverage of them stays.
 NOCMP_SRCS       := $(MODEL_SRCS) fuzz/targets/exec.c $(wildcard fuzz/tree/*.c) \
 		    fuzz/as/as_pair.c fuzz/as/as_diff.c fuzz/as/model_backend.c \
-		    fuzz/as/expect/expect.c fuzz/as/expect/expect_check.c \
+		    fuzz/as/vma_stub_refusal.c fuzz/as/expect/expect.c fuzz/as/expect/expect_check.c \
 		    fuzz/as/expect/expect_map.c fuzz/as/expect/expect_result.c \
 		    fuzz/as/expect/expect_edit.c
 NOCMP_FLAGS      := -fno-sanitize-coverage=trace-cmp
@@ -394,6 +394,18 @@ $(REPRO_TEXT): $(REPRO_TEXT_SRCS) scripts/c-strings.sh
 	$(call msg,GEN,$@)
 	$(Q)sh scripts/c-strings.sh $(REPRO_TEXT_SRCS) >$@.tmp && mv $@.tmp $@
 $(call objs,tool,tools/repro/repro_emit.c) $(call objs,gcc-check,tools/repro/repro_emit.c): $(REPRO_TEXT)
+
+# vmafuzz repro --ktest copies these into the kfuzz_vma tests it writes
+# (tools/ktest/ktest_vma.c): the callers of mm/vma.c, the address space they
+# run on, the stubs' gaps, and the test's support
+KTEST_TEXT      := $(OUTDIR)/gen/ktest_text_gen.h
+KTEST_TEXT_SRCS := kernel/vma/shim/kvma_shim.h tools/ktest/ktest_vma_env.h kernel/vma/kvma_space.c \
+		   kernel/vma/kvma_callers_merge_api.c kernel/vma/kvma_callers_mmap_region.c
+$(KTEST_TEXT): $(KTEST_TEXT_SRCS) scripts/c-strings.sh
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)sh scripts/c-strings.sh $(KTEST_TEXT_SRCS) >$@.tmp && mv $@.tmp $@
+$(call objs,tool,tools/ktest/ktest_vma.c) $(call objs,gcc-check,tools/ktest/ktest_vma.c): $(KTEST_TEXT)
 
 # ------------------------------------------------------------ planted bugs
 # A planted bug is a small change under #ifdef VMAFUZZ_BUG_<name> in src/,

@@ -7,6 +7,10 @@
 # (bugs/kernel-patches/) fails on the tree with the patch and passes on the
 # tree without it, naming the step; a finding of bugs/kernel/ fails on the
 # unpatched tree, which has it (a gap search's, a fork's); a seed passes.
+# A kfuzz_vma program (fuzz_mm's) written as a test of the tree's
+# tools/testing/vma program passes there on 6.12 and the current release,
+# and fails on each with a planted bug (bugs/kernel-patches/vma/) at the
+# step that shows it.
 # What cannot be such a test (interleaved threads, an injected failure that
 # fired, another target's program) and bad usage get exit status 2 and no
 # file.
@@ -50,7 +54,6 @@ for c in "failed.txt:step 1 carries fail_at=1 and makes a store" \
 	expect 2 "vmafuzz repro: $T/$f: $msg" "$V" repro --ktest "$T/$f" -o "$T/none.c"
 	[ ! -e "$T/none.c" ] && ok || bad "$f: a file was left"
 done
-expect 2 'fuzz_mm' "$V" repro --ktest corpus/fuzz_mm/$(ls corpus/fuzz_mm | head -n 1)
 printf 'target fuzz_mtree\nstore mt9 @0:1 v0\n' >"$T/bad.txt"
 expect 2 "$T/bad.txt:2" "$V" repro --ktest "$T/bad.txt"
 expect 2 'no such|cannot' "$V" repro --ktest "$T/missing.txt"
@@ -120,9 +123,65 @@ expect 0 'note: several threads call the tree' "$V" repro --ktest corpus/fuzz_mt
 	-o "$T/seed.c"
 grep -q '^ \* Several threads call the tree' "$T/seed.c" && ok || bad "fork.c does not say so"
 expect 0 'vmafuzz_fork passes' $R 6.12 "$T/seed.c"
-# the tree was not written to
+
+# ---- kfuzz_vma: fuzz_mm's programs as tests of tools/testing/vma, on 6.12
+# (callers of mm/vma.c in mm/mmap.c) and the current release (mmap_region
+# in mm/vma.c, the tests in tests/)
+# vma_build SPEC: the kernel build folder of a tree with kfuzz_vma (its probe
+# and objects made when another test has not made them)
+vma_build() {
+	local tree dir
+	tree=$(scripts/kernel-tree.sh "$1") && dir=$OUT/kernel/$(scripts/kernel-tree.sh --key "$tree") || return 1
+	[ -f "$dir/vma_config.mk" ] ||
+		make -s -C "$ROOT" KSRC="$tree" KSRC_RECORD=no OUTDIR="$OUT" JOBS="${JOBS:-2}" kernel-vma-objs-replay >"$T/build-$1.log" 2>&1 ||
+		{ echo "ktest.sh: the vma build of $1 failed: $(tail -n 5 "$T/build-$1.log")" >&2; return 1; }
+	echo "$dir"
+}
+K612=$(vma_build 6.12) || bad "no kfuzz_vma build of 6.12"
+expect 0 '' "$V" repro --ktest corpus/fuzz_mm/advice_cycle.txt --kernel "$K612" -o "$T/advice.c"
+if grep -q '^static bool vmafuzz_advice_cycle(void)$' "$T/advice.c" &&
+	grep -q 'ASSERT_EQ(kvma_madvise(k, 0x200000022000, 0x4000, KVMA_MADV_DONTFORK), (int)0);' "$T/advice.c" &&
+	grep -q '/\* 2: touch p0 e0+0:8 write -- not run: kfuzz_vma leaves it out \*/' "$T/advice.c" &&
+	grep -q '^/\* ---- vmafuzz: paste this part above the #include' "$T/advice.c" &&
+	grep -q 'layout vma-merge-api' "$T/advice.c"; then
+	ok
+else
+	bad "the vma test's form"; grep -n 'vmafuzz_advice_cycle(void)' -A 20 "$T/advice.c" | head -n 30
+fi
+expect 0 "ktest: vmafuzz_advice_cycle passes in Linux 6\.12\.[0-9]+'s VMA test program$" $R 6.12 "$T/advice.c"
+# a split that leaves the upper part the lower part's page offset: the step
+# that splits, and what differs
+expect 1 "ktest: vmafuzz_advice_cycle fails in Linux 6\.12\.[0-9]+'s VMA test program \(with split_upper_pgoff-6\.12\.patch\): at step 3: madvise p0 e0\+2:4 dontfork, advice\.c:[0-9]+: ASSERT_TRUE\(vmafuzz_vmas_are.* \(assertion failed: VMA 2 is 0x200000026000-0x200000030000 flags 0x[0-9a-f]+ pgoff 0x200000022, expected .* pgoff 0x200000026\)" \
+	$R --patch bugs/kernel-patches/vma/split_upper_pgoff-6.12.patch 6.12 "$T/advice.c"
+# a crash file's bytes in a kfuzz_vma folder: the same calls
+mkdir -p "$T/work/kfuzz_vma/crashes"
+"$V" compile corpus/fuzz_mm/advice_cycle.txt -o "$T/work/kfuzz_vma/crashes/crash-1" >/dev/null 2>&1
+expect 0 '' "$V" repro --ktest "$T/work/kfuzz_vma/crashes/crash-1" --kernel "$K612" -o "$T/crash.c"
+diff <(grep -A 400 'vmafuzz_crash_1(void)' "$T/crash.c" | tail -n +2) \
+	<(grep -A 400 'vmafuzz_advice_cycle(void)' "$T/advice.c" | tail -n +2) >/dev/null &&
+	ok || bad "the crash file's test differs from its program's"
+# refused: a step with fail_at (the tree's program cannot fail an
+# allocation); a build without kfuzz_vma (6.1 has no mm/vma.c)
+rm -f "$T/none.c"
+expect 2 "merge_nomem.txt: step 3 carries fail_at" "$V" repro --ktest corpus/fuzz_mm/merge_nomem.txt \
+	--kernel "$K612" -o "$T/none.c"
+[ ! -e "$T/none.c" ] && ok || bad "merge_nomem: a file was left"
+expect 2 "is no kernel build with kfuzz_vma" "$V" repro --ktest corpus/fuzz_mm/advice_cycle.txt --kernel "$T"
+# the current release: its own layout, in tests/ and main.c
+KCUR=$(vma_build current) || bad "no kfuzz_vma build of the current release"
+expect 0 '' "$V" repro --ktest corpus/fuzz_mm/advice_cycle.txt --kernel "$KCUR" -o "$T/advice-cur.c"
+grep -q 'layout vma-mmap-region' "$T/advice-cur.c" && ok || bad "the current release's test names no layout"
+expect 0 "ktest: vmafuzz_advice_cycle passes in Linux [0-9.]+'s VMA test program$" $R current "$T/advice-cur.c"
+curv=$(sed -n 's/^version //p' "$KCUR/tree")
+if [ -f "bugs/kernel-patches/vma/split_upper_pgoff-${curv%.*}.patch" ]; then
+	expect 1 "at step 3: madvise p0 e0\+2:4 dontfork, advice-cur\.c:[0-9]+: .*pgoff 0x200000022, expected .* pgoff 0x200000026" \
+		$R --patch "bugs/kernel-patches/vma/split_upper_pgoff-${curv%.*}.patch" current "$T/advice-cur.c"
+fi
+
+# the trees were not written to
 tree=$(scripts/kernel-tree.sh 6.12)
 [ ! -e "$tree/tools/testing/radix-tree/maple" ] && [ ! -e "$tree/tools/testing/radix-tree/maple.o" ] &&
+	[ ! -e "$tree/tools/testing/vma/vma" ] && [ ! -e "$tree/tools/testing/vma/vma.o" ] &&
 	ok || bad "$tree was written to"
 
 finish

@@ -7,6 +7,7 @@
  */
 #include "kvma_backend.h"
 
+#include "fuzz/as/vma_stub_refusal.h"
 #include "fuzz/prog/mm_ops.h"
 #include "kernel/maple/kmt.h"
 #include "kvma.h"
@@ -182,35 +183,7 @@ static void kv_put(void *as, struct mm_call *c)
 static const char *kv_refuses(void *as, const struct mm_call *c)
 {
 	(void)as;
-	if (c->a.proc % MMF_MAX_PROCS)
-		return "the kernel's VMA code runs process p0 only (no fork)";
-	switch (c->code) {
-	case MMF_OP_MMAP:
-		if (c->a.kind != MMF_PRIVATE_ANON && c->a.kind != MMF_SHARED_ANON)
-			return "no files in the kernel's VMA stubs (anonymous memory only)";
-		if (mmf_populates(&c->a))
-			return "the kernel's VMA stubs have no pages to populate or lock";
-		if (c->a.prot & MMF_MAP_GROWSDOWN)
-			return "no stacks in the kernel's VMA stubs (MAP_GROWSDOWN)";
-		return NULL;
-	case MMF_OP_MUNMAP:
-	case MMF_OP_MPROTECT:
-		return NULL;
-	case MMF_OP_MADVISE:
-		if (c->a.advice > MMF_ADV_KEEPONFORK)
-			return "the kernel's VMA stubs take the advices on VMA flags and dontneed "
-			       "only";
-		return NULL;
-	case MMF_OP_TOUCH:
-		return "the kernel's VMA stubs have no pages or page tables";
-	case MMF_OP_FORK:
-		return "no fork over the kernel's VMA code (dup_mmap is not in mm/vma.c)";
-	case MMF_OP_MAP_LIMIT:
-		return "the VMA stubs fix sysctl_max_map_count";
-	default:
-		return "only mmap, munmap, mprotect and madvise of anonymous memory run on the "
-		       "kernel's VMA code";
-	}
+	return vma_stub_refusal(c);
 }
 
 static int kv_vmas(void *as, unsigned proc, uint64_t lo, uint64_t hi, bool usage,

@@ -76,7 +76,7 @@ $(KOBJ)/kernel-$(1)/.vma-flags: FORCE
 	@echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' | cmp -s - $$@ || \
 		echo '$$(CC_$(1)) $$(FLAGS_$(1)) $$(EXTRA_CFLAGS) $$(FLAGS_SUM) $$(KVMA_CFLAGS) $$(KNOCMP_$(1))' > $$@
 
-$(KOBJ)/kernel-$(1)/kvma_unit.o: kernel/vma/kvma_unit.c kernel/vma/kvma.h $(KVMA_CALLERS) \
+$(KOBJ)/kernel-$(1)/kvma_unit.o: kernel/vma/kvma_unit.c kernel/vma/kvma_space.c kernel/vma/kvma.h $(KVMA_CALLERS) \
 		$(KOBJ)/kernel-$(1)/.vma-flags $(KVMA_CONFIG) $(KMT_GEN_HDRS)
 	@mkdir -p $$(@D)
 	$$(if $$(KVMA_UNSUPPORTED),@echo "$$(KVMA_UNSUPPORTED)" >&2; exit 2)

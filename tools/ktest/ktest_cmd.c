@@ -6,6 +6,8 @@
 #include "ktest.h"
 
 #include "ktest_mtree.h"
+#include "ktest_vma.h"
+#include "fuzz/prog/prog.h"
 #include "fuzz/targets/target.h"
 #include "tools/crash_input.h"
 #include "tools/file_util.h"
@@ -126,6 +128,136 @@ static void test_name(const char *file, char *buf, size_t len)
 		snprintf(buf, len, "vmafuzz_test");
 }
 
+/* The test to @out_path (whole, or not at all) or stdout. */
+static bool put_out(const char *out_path, const char *buf, size_t len)
+{
+	if (out_path && strcmp(out_path, "-")) {
+		if (!file_write_atomic(out_path, buf, len)) {
+			fprintf(stderr, "vmafuzz repro: cannot write %s: %s\n", out_path,
+				strerror(errno));
+			return false;
+		}
+	} else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
+		fprintf(stderr, "vmafuzz repro: cannot write to stdout\n");
+		return false;
+	}
+	return true;
+}
+
+/* The value of "NAME := value" in a make fragment's text, into @buf. */
+static bool mk_value(const char *text, const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *v = l + n;
+
+		if (strncmp(l, name, n) || (*v != ' ' && *v != ':'))
+			continue;
+		while (*v == ' ')
+			v++;
+		if (strncmp(v, ":=", 2))
+			continue;
+		v += 2 + (v[2] == ' ');
+		snprintf(buf, len, "%.*s", (int)strcspn(v, "\n"), v);
+		return true;
+	}
+	return false;
+}
+
+/* The build's vma probe (vma_config.mk): the layout and the stubs' gaps. */
+static bool read_vma_tree(const char *dir, struct ktest_vma_tree *t)
+{
+	char path[PATH_MAX], *text;
+	size_t n;
+	bool ok;
+
+	memset(t, 0, sizeof(*t));
+	path_fmt(path, sizeof(path), "%s/vma_config.mk", dir);
+	text = file_read(path, &n);
+	if (!text)
+		return false;
+	ok = mk_value(text, "KVMA_LAYOUT", t->layout, sizeof(t->layout)) && t->layout[0];
+	mk_value(text, "KVMA_DEFS", t->defs, sizeof(t->defs));
+	free(text);
+	return ok;
+}
+
+/* The tree's version from the build's record ("version X"). */
+static void read_release(const char *dir, char *buf, size_t len)
+{
+	char path[PATH_MAX], *text, *v;
+	size_t n;
+
+	path_fmt(path, sizeof(path), "%s/tree", dir);
+	text = file_read(path, &n);
+	if (text && (v = strstr(text, "version ")) && (v == text || v[-1] == '\n'))
+		snprintf(buf, len, "%.*s", (int)strcspn(v + 8, "\n"), v + 8);
+	free(text);
+}
+
+/* Whether @file is a kfuzz_vma program (fuzz_mm's): its text names the
+ * target, or it lies in a kfuzz_vma folder (a crash file's bytes). */
+static bool is_vma_program(const char *file)
+{
+	char target[64];
+	size_t n;
+	char *text = file_read(file, &n);
+	bool vma = text && prog_text_target(text, target, sizeof(target)) &&
+		   (!strcmp(target, "fuzz_mm") || !strcmp(target, "kfuzz_vma"));
+
+	free(text);
+	return vma || strstr(file, "kfuzz_vma/") != NULL;
+}
+
+/* A kfuzz_vma program as a tools/testing/vma test. */
+static int ktest_vma(const char *file, const char *out_path, const char *kernel_dir)
+{
+	char dir[PATH_MAX], tree_name[PATH_MAX + 80], name[96], why[600];
+	static struct ktest_vma_tree tree;
+	bool have_tree, ok;
+	char *comment, *buf = NULL;
+	uint8_t *data;
+	size_t size, len = 0;
+	FILE *mem;
+	const struct fuzz_target *kfuzz_vma = NULL;
+
+	for (unsigned i = 0; kernel_targets[i]; i++)
+		if (!strcmp(kernel_targets[i]->name, "kfuzz_vma"))
+			kfuzz_vma = kernel_targets[i];
+	data = kfuzz_vma ? crash_input_load("repro", kfuzz_vma, file, &size, NULL) : NULL;
+	if (!data)
+		return 2;
+	if (kernel_dir)
+		snprintf(dir, sizeof(dir), "%s", kernel_dir);
+	if ((!kernel_dir && !default_kernel_dir(dir, sizeof(dir))) || !read_vma_tree(dir, &tree)) {
+		fprintf(stderr,
+			"vmafuzz repro: %s is a kfuzz_vma program, and %s is no kernel build with "
+			"kfuzz_vma (no vma_config.mk naming the layout): give one with --kernel "
+			"DIR (out/kernel/<version>-<hash>, ./build.sh kernel)\n",
+			file, kernel_dir ? kernel_dir : "out/kernel/current");
+		free(data);
+		return 2;
+	}
+	read_release(dir, tree.release, sizeof(tree.release));
+	have_tree = read_tree(dir, tree_name, sizeof(tree_name));
+	comment = file_comment(file);
+	test_name(file, name, sizeof(name));
+	mem = open_memstream(&buf, &len);
+	ok = mem && ktest_vma_write(mem, data, size, name, comment, have_tree ? tree_name : NULL,
+				    &tree, why, sizeof(why));
+	if (mem)
+		fclose(mem);
+	if (!ok)
+		fprintf(stderr, "vmafuzz repro: %s: %s\n", file, mem ? why : "out of memory");
+	else
+		ok = put_out(out_path, buf, len);
+	free(buf);
+	free(comment);
+	free(data);
+	return ok ? 0 : 2;
+}
+
 int ktest_repro(const char *file, const char *out_path, const char *kernel_dir)
 {
 	char dir[PATH_MAX], tree[PATH_MAX + 80], name[96], why[600];
@@ -136,6 +268,8 @@ int ktest_repro(const char *file, const char *out_path, const char *kernel_dir)
 	size_t size, len = 0;
 	FILE *mem;
 
+	if (is_vma_program(file))
+		return ktest_vma(file, out_path, kernel_dir);
 	data = crash_input_load("repro", &fuzz_mtree_target, file, &size, NULL);
 	if (!data)
 		return 2;
@@ -166,16 +300,8 @@ int ktest_repro(const char *file, const char *out_path, const char *kernel_dir)
 		fclose(mem);
 	if (!ok)
 		fprintf(stderr, "vmafuzz repro: %s: %s\n", file, mem ? why : "out of memory");
-	else if (out_path && strcmp(out_path, "-")) {
-		if (!file_write_atomic(out_path, buf, len)) {
-			fprintf(stderr, "vmafuzz repro: cannot write %s: %s\n", out_path,
-				strerror(errno));
-			ok = false;
-		}
-	} else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
-		fprintf(stderr, "vmafuzz repro: cannot write to stdout\n");
-		ok = false;
-	}
+	else
+		ok = put_out(out_path, buf, len);
 	free(buf);
 	free(comment);
 	free(data);

@@ -8,6 +8,7 @@
  * findings: those are what a test is for).
  */
 #include "ktest_mtree.h"
+#include "ktest_text.h"
 
 #include "fuzz/prog/prog.h"
 #include "fuzz/targets/mtree_run.h"
@@ -1132,23 +1133,6 @@ static const char helpers[] =
     "}\n"
     "#endif\n";
 
-static void put_comment(FILE *out, const char *text, const char *lead)
-{
-	const char *p = text;
-
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
-
-		/* (text that would end the comment is broken up) */
-		fprintf(out, " *%s", len ? lead : "");
-		for (int k = 0; k < len; k++)
-			fputc(p[k] == '/' && k && p[k - 1] == '*' ? ' ' : p[k], out);
-		fputc('\n', out);
-		p = nl ? nl + 1 : NULL;
-	}
-}
-
 static void declare(FILE *out)
 {
 	static const struct {
@@ -1216,10 +1200,10 @@ bool ktest_mtree_write(FILE *out, const uint8_t *data, size_t size, const char *
 		fprintf(out, " * %s.\n", tree_name);
 	if (comment && *comment) {
 		fprintf(out, " *\n");
-		put_comment(out, comment, " ");
+		ktest_put_comment(out, comment, " ");
 	}
 	fprintf(out, " *\n * The program (fuzz_mtree's operations; docs/kernel.md):\n *\n");
-	put_comment(out, text, "   ");
+	ktest_put_comment(out, text, "   ");
 	if (K.fibers & (K.fibers - 1)) {
 		fprintf(out, " *\n * Several threads call the tree: the test makes their calls in\n"
 			     " * the order they ran against the model. The kernel run passes\n"

@@ -10,6 +10,7 @@
 #include "fuzz/prog/prog.h"
 #include "fuzz/targets/target.h"
 #include "tools/crash_input.h"
+#include "tools/triage/crash_target.h"
 #include "tools/file_util.h"
 
 #include <ctype.h>
@@ -178,7 +179,10 @@ static bool read_vma_tree(const char *dir, struct ktest_vma_tree *t)
 	if (!text)
 		return false;
 	ok = mk_value(text, "KVMA_LAYOUT", t->layout, sizeof(t->layout)) && t->layout[0];
-	mk_value(text, "KVMA_DEFS", t->defs, sizeof(t->defs));
+	/* (a cut list would define half a name: none rather) */
+	if (ok && mk_value(text, "KVMA_DEFS", t->defs, sizeof(t->defs)) &&
+	    strlen(t->defs) + 1 >= sizeof(t->defs))
+		ok = false;
 	free(text);
 	return ok;
 }
@@ -196,18 +200,14 @@ static void read_release(const char *dir, char *buf, size_t len)
 	free(text);
 }
 
-/* Whether @file is a kfuzz_vma program (fuzz_mm's): its text names the
- * target, or it lies in a kfuzz_vma folder (a crash file's bytes). */
+/* Whether @file is a kfuzz_vma program, fuzz_mm's: its text's target line,
+ * a log's program's, or a path component (a crash file's bytes in a
+ * kfuzz_vma folder) says so (tools/triage/crash_target.h). */
 static bool is_vma_program(const char *file)
 {
-	char target[64];
-	size_t n;
-	char *text = file_read(file, &n);
-	bool vma = text && prog_text_target(text, target, sizeof(target)) &&
-		   (!strcmp(target, "fuzz_mm") || !strcmp(target, "kfuzz_vma"));
+	const struct fuzz_target *t = crash_target_of(file);
 
-	free(text);
-	return vma || strstr(file, "kfuzz_vma/") != NULL;
+	return t && t->desc && !strcmp(t->desc->target, "fuzz_mm");
 }
 
 /* A kfuzz_vma program as a tools/testing/vma test. */
@@ -220,12 +220,10 @@ static int ktest_vma(const char *file, const char *out_path, const char *kernel_
 	uint8_t *data;
 	size_t size, len = 0;
 	FILE *mem;
-	const struct fuzz_target *kfuzz_vma = NULL;
 
-	for (unsigned i = 0; kernel_targets[i]; i++)
-		if (!strcmp(kernel_targets[i]->name, "kfuzz_vma"))
-			kfuzz_vma = kernel_targets[i];
-	data = kfuzz_vma ? crash_input_load("repro", kfuzz_vma, file, &size, NULL) : NULL;
+	/* read as fuzz_mm's (its text may name threads t1...); the bytes run on
+	 * one thread, as kfuzz_vma runs its seeds */
+	data = crash_input_load("repro", &fuzz_mm_target, file, &size, NULL);
 	if (!data)
 		return 2;
 	if (kernel_dir)
@@ -240,6 +238,14 @@ static int ktest_vma(const char *file, const char *out_path, const char *kernel_
 		return 2;
 	}
 	read_release(dir, tree.release, sizeof(tree.release));
+	if (!tree.release[0]) {
+		fprintf(stderr,
+			"vmafuzz repro: %s/tree names no version: the model cannot follow the "
+			"tree's (rebuild with ./build.sh kernel)\n",
+			dir);
+		free(data);
+		return 2;
+	}
 	have_tree = read_tree(dir, tree_name, sizeof(tree_name));
 	comment = file_comment(file);
 	test_name(file, name, sizeof(name));

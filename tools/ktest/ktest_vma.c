@@ -258,6 +258,8 @@ static void kv_op(void *state, const struct prog_op *op)
 	R.stepno = (unsigned)(op - m->ops) + 1;
 	R.commented = false;
 	mm_exec_op(m, op);
+	/* (a step of another process never reaches the backend's call) */
+	comment_step("not run: kfuzz_vma leaves it out");
 	R.step = NULL;
 }
 
@@ -366,6 +368,10 @@ bool ktest_vma_write(FILE *out, const uint8_t *data, size_t size, const char *na
 	fprintf(out, "\n" KTEST_VMA_PART1 "\n");
 	fprintf(out, "/* the stubs' gaps in this tree (vmafuzz: kernel/vma/shim/kvma_shim.h) */\n");
 	put_haves(out, tree->defs);
+	fprintf(out, "/* a shared anonymous mapping gets a file of its own, as in kfuzz_vma (the\n"
+		     " * stubs' shmem_zero_setup gives none, and mm/vma.c compares files) */\n"
+		     "static int vmafuzz_shmem_zero_setup(struct vm_area_struct *vma);\n"
+		     "#define shmem_zero_setup vmafuzz_shmem_zero_setup\n");
 	fputs(repro_text_kvma_shim_h, out);
 	fprintf(out, "\n" KTEST_VMA_PART2 "\n");
 	fprintf(out,
@@ -384,10 +390,11 @@ bool ktest_vma_write(FILE *out, const uint8_t *data, size_t size, const char *na
 	fputs(callers, out);
 	fprintf(out, "\nstatic bool %s(void)\n{\n", name);
 	fprintf(out,
-		"\tstruct kvma_mm *k = kvma_create(%#llx, %#llx);\n\n\tASSERT_TRUE(k != NULL);\n",
+		"\tstruct kvma_mm *k = kvma_create(%#llx, %#llx);\n\n\tASSERT_TRUE(k != NULL);\n"
+		"\tvmafuzz_mm = k;\n\tvmafuzz_warnings = 0;\n",
 		(unsigned long long)MMF_WINDOW_LO, (unsigned long long)MMF_WINDOW_HI);
 	fwrite(R.buf, 1, R.len, out);
-	fprintf(out, "\n\tkvma_destroy(k);\n\treturn true;\n}\n");
+	fprintf(out, "\n\tvmafuzz_mm = NULL;\n\tkvma_destroy(k);\n\treturn true;\n}\n");
 	free(R.buf);
 	free(text);
 	return true;

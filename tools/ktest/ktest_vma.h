@@ -37,7 +37,7 @@
 /* The kernel build the test is for (its vma_config.mk and tree record). */
 struct ktest_vma_tree {
 	char layout[32];  /* KVMA_LAYOUT: vma-merge-api, vma-mmap-region */
-	char defs[1024];  /* KVMA_DEFS: the stubs' -DKVMA_HAVE_<name> */
+	char defs[4096];  /* KVMA_DEFS: the stubs' -DKVMA_HAVE_<name> */
 	char release[64]; /* the tree's version */
 };
 

@@ -29,6 +29,20 @@ int kvma_warn(int cond, const char *file, int line, const char *expr)
 			abort();                                                                   \
 	} while (0)
 
+/* The test's address space: its shared anonymous mappings get a shmem file
+ * of their own (kvma_space.c), other mms (the tree's own tests) the stubs'
+ * nothing. */
+struct kvma_mm;
+static struct kvma_mm *vmafuzz_mm;
+static int kvma_shmem_zero_setup(struct vm_area_struct *vma);
+
+static int vmafuzz_shmem_zero_setup(struct vm_area_struct *vma)
+{
+	if (!vmafuzz_mm || vma->vm_mm != (struct mm_struct *)vmafuzz_mm)
+		return 0;
+	return kvma_shmem_zero_setup(vma);
+}
+
 /* A VMA as the test expects it: the model's answer. */
 struct vmafuzz_vma {
 	unsigned long start, end, flags, pgoff;
@@ -49,6 +63,14 @@ static bool vmafuzz_vmas_are(struct mm_struct *mm, const struct vmafuzz_vma *wan
 	mt_validate(&mm->mm_mt);
 	for_each_vma(vmi, vma)
 	{
+		/* the tree's range for the VMA is the VMA's (validate_mm's check,
+		 * which the tree's test program compiles out) */
+		if (vma_iter_addr(&vmi) != vma->vm_start || vma_iter_end(&vmi) != vma->vm_end) {
+			fprintf(stderr, "vmafuzz: VMA %#lx-%#lx is stored at %#lx-%#lx\n",
+				vma->vm_start, vma->vm_end, vma_iter_addr(&vmi),
+				vma_iter_end(&vmi));
+			same = false;
+		}
 		if (i >= n) {
 			fprintf(stderr, "vmafuzz: an extra VMA %#lx-%#lx flags %#lx pgoff %#lx\n",
 				vma->vm_start, vma->vm_end, (unsigned long)vma->vm_flags,

@@ -66,7 +66,9 @@ run() {
 	local bin=$1 twin=$2 dir=$3 log
 	rm -rf "$dir" && mkdir -p "$dir/corpus" || return 1
 	log=$dir/fuzz.log
-	(cd "$dir" && taskset -c "$cpu" "$bin" -max_total_time="$seconds" -seed=1 -print_final_stats=1 \
+	# (AddressSanitizer's quarantine as vmafuzz fuzz sets it, unless set)
+	(cd "$dir" && ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64} taskset -c "$cpu" "$bin" \
+		-max_total_time="$seconds" -seed=1 -print_final_stats=1 \
 		-dict="$root/dict/$twin.dict" "$dir/corpus" "$OUTDIR/corpus/$twin" >"$log" 2>&1)
 	awk '/^stat::number_of_executed_units:/ { n = $2 } /^stat::average_exec_per_sec:/ { r = $2 }
 		END { if (n == "") exit 1; print n, r }' "$log"

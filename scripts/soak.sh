@@ -13,7 +13,8 @@
 # Ctrl-C: the engine stops, the corpus is merged and the summary comes).
 # Then the report:
 #
-#   soak TARGET: SECONDS s[ of CPU time], run exit status N
+#   soak TARGET: SECONDS s[ of CPU time], run exit status N[ (stopped at
+#                the budget | ended before the budget)]
 #     cpu:      U s user + S s sys (the run and all it started)
 #     exec/s:   R (E executions)
 #     peak rss: M MB (libFuzzer's peak_rss_mb)
@@ -143,7 +144,9 @@ grown=$(sed -n 's/^   corpus: *[0-9]* inputs in .* (merged from \([0-9]*\))$/\1/
 after=$(count_files "$work/corpus")
 
 echo
-echo "soak $target: $secs s${cpu:+ of CPU time}, run exit status $rc${budget:+ (stopped at the budget)}"
+stop=
+[ -n "$cpu" ] && stop=${budget:+ (stopped at the budget)} && stop=${stop:- (ended before the budget)}
+echo "soak $target: $secs s${cpu:+ of CPU time}, run exit status $rc$stop"
 echo "  cpu:      $user s user + $sys s sys (the run and all it started)"
 echo "  exec/s:   ${rate:-?}"
 echo "  peak rss: ${rss:-?} MB (libFuzzer's peak_rss_mb)"

@@ -62,8 +62,9 @@ static bool read_caps(const char *dir, struct ktest_caps *c)
 	return true;
 }
 
-/* "Linux <version> (<path>)" from the build's record of its tree. */
-static bool read_tree(const char *dir, char *buf, size_t len)
+/* "Linux <version> (<path>)" from the build's record of its tree, and the
+ * version alone into @version (when not NULL). */
+static bool read_tree(const char *dir, char *buf, size_t len, char *version, size_t vlen)
 {
 	char path[PATH_MAX], ver[64] = "", where[PATH_MAX] = "", *text, *line, *save = NULL;
 	size_t n;
@@ -82,6 +83,8 @@ static bool read_tree(const char *dir, char *buf, size_t len)
 	if (!*ver)
 		return false;
 	snprintf(buf, len, "Linux %s (%s)", ver, where);
+	if (version)
+		snprintf(version, vlen, "%s", ver);
 	return true;
 }
 
@@ -145,6 +148,52 @@ static bool put_out(const char *out_path, const char *buf, size_t len)
 	return true;
 }
 
+/* A target's writer (ktest_mtree_write, ktest_vma_write) over its context. */
+typedef bool (*test_writer)(FILE *out, const uint8_t *data, size_t size, const char *name,
+			    const char *comment, const char *tree_name, const void *ctx, char *why,
+			    size_t whylen);
+
+static bool write_mtree(FILE *out, const uint8_t *data, size_t size, const char *name,
+			const char *comment, const char *tree_name, const void *ctx, char *why,
+			size_t whylen)
+{
+	return ktest_mtree_write(out, data, size, name, comment, tree_name, ctx, why, whylen);
+}
+
+static bool write_vma(FILE *out, const uint8_t *data, size_t size, const char *name,
+		      const char *comment, const char *tree_name, const void *ctx, char *why,
+		      size_t whylen)
+{
+	return ktest_vma_write(out, data, size, name, comment, tree_name, ctx, why, whylen);
+}
+
+/*
+ * The test of @file's program @data (freed here) written whole in memory
+ * first, so that a refused program leaves @out_path as it was, then to
+ * @out_path or stdout. The exit status.
+ */
+static int write_test(const char *file, uint8_t *data, size_t size, const char *out_path,
+		      const char *tree_name, test_writer writer, const void *ctx)
+{
+	char name[96], why[600], *buf = NULL, *comment = file_comment(file);
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	bool ok;
+
+	test_name(file, name, sizeof(name));
+	ok = mem && writer(mem, data, size, name, comment, tree_name, ctx, why, sizeof(why));
+	if (mem)
+		fclose(mem);
+	if (!ok)
+		fprintf(stderr, "vmafuzz repro: %s: %s\n", file, mem ? why : "out of memory");
+	else
+		ok = put_out(out_path, buf, len);
+	free(buf);
+	free(comment);
+	free(data);
+	return ok ? 0 : 2;
+}
+
 /* The value of "NAME := value" in a make fragment's text, into @buf. */
 static bool mk_value(const char *text, const char *name, char *buf, size_t len)
 {
@@ -187,19 +236,6 @@ static bool read_vma_tree(const char *dir, struct ktest_vma_tree *t)
 	return ok;
 }
 
-/* The tree's version from the build's record ("version X"). */
-static void read_release(const char *dir, char *buf, size_t len)
-{
-	char path[PATH_MAX], *text, *v;
-	size_t n;
-
-	path_fmt(path, sizeof(path), "%s/tree", dir);
-	text = file_read(path, &n);
-	if (text && (v = strstr(text, "version ")) && (v == text || v[-1] == '\n'))
-		snprintf(buf, len, "%.*s", (int)strcspn(v + 8, "\n"), v + 8);
-	free(text);
-}
-
 /* Whether @file is a kfuzz_vma program, fuzz_mm's: its text's target line,
  * a log's program's, or a path component (a crash file's bytes in a
  * kfuzz_vma folder) says so (tools/triage/crash_target.h). */
@@ -213,13 +249,11 @@ static bool is_vma_program(const char *file)
 /* A kfuzz_vma program as a tools/testing/vma test. */
 static int ktest_vma(const char *file, const char *out_path, const char *kernel_dir)
 {
-	char dir[PATH_MAX], tree_name[PATH_MAX + 80], name[96], why[600];
+	char dir[PATH_MAX], tree_name[PATH_MAX + 80];
 	static struct ktest_vma_tree tree;
-	bool have_tree, ok;
-	char *comment, *buf = NULL;
+	bool have_tree;
 	uint8_t *data;
-	size_t size, len = 0;
-	FILE *mem;
+	size_t size;
 
 	/* read as fuzz_mm's (its text may name threads t1...); the bytes run on
 	 * one thread, as kfuzz_vma runs its seeds */
@@ -237,8 +271,9 @@ static int ktest_vma(const char *file, const char *out_path, const char *kernel_
 		free(data);
 		return 2;
 	}
-	read_release(dir, tree.release, sizeof(tree.release));
-	if (!tree.release[0]) {
+	have_tree =
+	    read_tree(dir, tree_name, sizeof(tree_name), tree.release, sizeof(tree.release));
+	if (!have_tree) {
 		fprintf(stderr,
 			"vmafuzz repro: %s/tree names no version: the model cannot follow the "
 			"tree's (rebuild with ./build.sh kernel)\n",
@@ -246,33 +281,16 @@ static int ktest_vma(const char *file, const char *out_path, const char *kernel_
 		free(data);
 		return 2;
 	}
-	have_tree = read_tree(dir, tree_name, sizeof(tree_name));
-	comment = file_comment(file);
-	test_name(file, name, sizeof(name));
-	mem = open_memstream(&buf, &len);
-	ok = mem && ktest_vma_write(mem, data, size, name, comment, have_tree ? tree_name : NULL,
-				    &tree, why, sizeof(why));
-	if (mem)
-		fclose(mem);
-	if (!ok)
-		fprintf(stderr, "vmafuzz repro: %s: %s\n", file, mem ? why : "out of memory");
-	else
-		ok = put_out(out_path, buf, len);
-	free(buf);
-	free(comment);
-	free(data);
-	return ok ? 0 : 2;
+	return write_test(file, data, size, out_path, tree_name, write_vma, &tree);
 }
 
 int ktest_repro(const char *file, const char *out_path, const char *kernel_dir)
 {
-	char dir[PATH_MAX], tree[PATH_MAX + 80], name[96], why[600];
+	char dir[PATH_MAX], tree[PATH_MAX + 80];
 	struct ktest_caps caps = ktest_caps_all;
-	bool have_tree = false, ok;
-	char *comment, *buf = NULL;
+	bool have_tree = false;
 	uint8_t *data;
-	size_t size, len = 0;
-	FILE *mem;
+	size_t size;
 
 	if (is_vma_program(file))
 		return ktest_vma(file, out_path, kernel_dir);
@@ -294,22 +312,7 @@ int ktest_repro(const char *file, const char *out_path, const char *kernel_dir)
 			fprintf(stderr, "vmafuzz repro: no kernel build (./build.sh kernel): "
 					"writing every call, as for a current tree\n");
 		}
-		have_tree = read_tree(dir, tree, sizeof(tree));
+		have_tree = read_tree(dir, tree, sizeof(tree), NULL, 0);
 	}
-	comment = file_comment(file);
-	test_name(file, name, sizeof(name));
-	/* written whole in memory first: a refused program leaves OUT as it was */
-	mem = open_memstream(&buf, &len);
-	ok = mem && ktest_mtree_write(mem, data, size, name, comment, have_tree ? tree : NULL,
-				      &caps, why, sizeof(why));
-	if (mem)
-		fclose(mem);
-	if (!ok)
-		fprintf(stderr, "vmafuzz repro: %s: %s\n", file, mem ? why : "out of memory");
-	else
-		ok = put_out(out_path, buf, len);
-	free(buf);
-	free(comment);
-	free(data);
-	return ok ? 0 : 2;
+	return write_test(file, data, size, out_path, have_tree ? tree : NULL, write_mtree, &caps);
 }

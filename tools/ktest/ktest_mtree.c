@@ -1157,10 +1157,7 @@ bool ktest_mtree_write(FILE *out, const uint8_t *data, size_t size, const char *
 		       char *why, size_t whylen)
 {
 	const struct mtree_watch w = {watch_step, watch_check, NULL};
-	static struct prog p;
 	char *text = NULL;
-	size_t tlen = 0;
-	FILE *tf;
 
 	memset(&K, 0, sizeof(K));
 	K.caps = caps;
@@ -1186,24 +1183,9 @@ bool ktest_mtree_write(FILE *out, const uint8_t *data, size_t size, const char *
 		free(K.buf);
 		return false;
 	}
-	prog_decode(&mtree_desc, data, size, &p);
-	tf = open_memstream(&text, &tlen);
-	if (tf) {
-		prog_print(tf, &mtree_desc, &p, -1);
-		fclose(tf);
-	}
-	fprintf(out, "// SPDX-License-Identifier: GPL-2.0\n/*\n");
-	fprintf(out, " * %s(): a maple tree regression test written by vmafuzz\n", name);
-	fprintf(out, " * (vmafuzz repro --ktest) from a kfuzz_mtree program%s\n",
-		tree_name ? ", for" : ".");
-	if (tree_name)
-		fprintf(out, " * %s.\n", tree_name);
-	if (comment && *comment) {
-		fprintf(out, " *\n");
-		ktest_put_comment(out, comment, " ");
-	}
-	fprintf(out, " *\n * The program (fuzz_mtree's operations; docs/kernel.md):\n *\n");
-	ktest_put_comment(out, text, "   ");
+	text = ktest_program_text(&mtree_desc, data, size);
+	ktest_put_head(out, name, "maple tree", "kfuzz_mtree", tree_name, comment,
+		       "fuzz_mtree's operations", text);
 	if (K.fibers & (K.fibers - 1)) {
 		fprintf(out, " *\n * Several threads call the tree: the test makes their calls in\n"
 			     " * the order they ran against the model. The kernel run passes\n"

@@ -4,6 +4,7 @@
  */
 #include "ktest_text.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void ktest_put_comment(FILE *out, const char *text, const char *lead)
@@ -20,4 +21,37 @@ void ktest_put_comment(FILE *out, const char *text, const char *lead)
 		fputc('\n', out);
 		p = nl ? nl + 1 : NULL;
 	}
+}
+
+char *ktest_program_text(const struct prog_desc *d, const uint8_t *data, size_t size)
+{
+	static struct prog p;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	prog_decode(d, data, size, &p);
+	prog_print(f, d, &p, -1);
+	fclose(f);
+	return text;
+}
+
+void ktest_put_head(FILE *out, const char *name, const char *kind, const char *target,
+		    const char *tree_name, const char *comment, const char *ops,
+		    const char *program)
+{
+	fprintf(out, "// SPDX-License-Identifier: GPL-2.0\n/*\n");
+	fprintf(out, " * %s(): a %s regression test written by vmafuzz\n", name, kind);
+	fprintf(out, " * (vmafuzz repro --ktest) from a %s program%s\n", target,
+		tree_name ? ", for" : ".");
+	if (tree_name)
+		fprintf(out, " * %s.\n", tree_name);
+	if (comment && *comment) {
+		fprintf(out, " *\n");
+		ktest_put_comment(out, comment, " ");
+	}
+	fprintf(out, " *\n * The program (%s; docs/kernel.md):\n *\n", ops);
+	ktest_put_comment(out, program, "   ");
 }

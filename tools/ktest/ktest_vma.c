@@ -296,11 +296,8 @@ bool ktest_vma_write(FILE *out, const uint8_t *data, size_t size, const char *na
 	    .configure = kv_configure,
 	};
 	const char *callers = callers_text(tree->layout);
-	static struct prog p;
 	char *text = NULL;
-	size_t tlen = 0;
 	unsigned v;
-	FILE *tf;
 
 	if (!callers) {
 		snprintf(why, whylen, "no callers of mm/vma.c for the layout '%s'", tree->layout);
@@ -330,25 +327,9 @@ bool ktest_vma_write(FILE *out, const uint8_t *data, size_t size, const char *na
 		free(R.buf);
 		return false;
 	}
-	prog_decode(&mm_seq_desc, data, size, &p);
-	tf = open_memstream(&text, &tlen);
-	if (tf) {
-		prog_print(tf, &mm_seq_desc, &p, -1);
-		fclose(tf);
-	}
-	fprintf(out, "// SPDX-License-Identifier: GPL-2.0\n/*\n");
-	fprintf(out, " * %s(): a VMA regression test written by vmafuzz\n", name);
-	fprintf(out, " * (vmafuzz repro --ktest) from a kfuzz_vma program%s\n",
-		tree_name ? ", for" : ".");
-	if (tree_name)
-		fprintf(out, " * %s.\n", tree_name);
-	if (comment && *comment) {
-		fprintf(out, " *\n");
-		ktest_put_comment(out, comment, " ");
-	}
-	fprintf(out, " *\n * The program (fuzz_mm's operations on one thread; docs/kernel.md):\n"
-		     " *\n");
-	ktest_put_comment(out, text, "   ");
+	text = ktest_program_text(&mm_seq_desc, data, size);
+	ktest_put_head(out, name, "VMA", "kfuzz_vma", tree_name, comment,
+		       "fuzz_mm's operations on one thread", text);
 	fprintf(out,
 		" *\n"
 		" * The system calls run as kfuzz_vma runs them: through vmafuzz's callers\n"

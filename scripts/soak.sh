@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# scripts/soak.sh [--bug NAME] [--cpu] TARGET SECONDS: a soak run of one
-# target and its report (--bug: the build with planted bug NAME, to see a
-# soak report what it finds; --cpu: SECONDS of CPU time, not of the clock).
+# scripts/soak.sh [--bug NAME] [--cpu] [--jobs N] TARGET SECONDS: a soak
+# run of one target and its report (--bug: the build with planted bug NAME,
+# to see a soak report what it finds; --cpu: SECONDS of CPU time, not of
+# the clock; --jobs: N libFuzzer workers on one corpus, vmafuzz fuzz's, for
+# a target that waits more than it computes, as fuzz_conform does).
 #
 # vmafuzz fuzz runs libFuzzer on TARGET for SECONDS from the target's seeds
 # alone, in a work folder of its own (out/soak/<time>-<target>/, or
@@ -33,11 +35,11 @@ cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." || exit 2
 
 usage() {
 	echo "soak.sh: $1" >&2
-	echo "usage: scripts/soak.sh [--bug NAME] [--cpu] TARGET SECONDS" >&2
+	echo "usage: scripts/soak.sh [--bug NAME] [--cpu] [--jobs N] TARGET SECONDS" >&2
 	exit 2
 }
 
-bug=() cpu=
+bug=() cpu= jobs=()
 while :; do
 	case ${1:-} in
 	--bug)
@@ -46,6 +48,11 @@ while :; do
 		shift 2
 		;;
 	--cpu) cpu=1 && shift ;;
+	--jobs)
+		[[ ${2:-} =~ ^[1-9][0-9]?$ ]] || usage "--jobs takes a number of workers from 1 to 99, not '${2:-}'"
+		jobs=(--jobs "$2")
+		shift 2
+		;;
 	-*) usage "unknown option '$1'" ;;
 	*) break ;;
 	esac
@@ -102,14 +109,14 @@ tree_cpu() {
 }
 times >"$root/times.before"
 if [ -z "$cpu" ]; then
-	VMAFUZZ_WORK_ROOT=$root "$V" fuzz "${bug[@]}" "$target" "$secs" 2>&1 | tee "$root/run.log"
+	VMAFUZZ_WORK_ROOT=$root "$V" fuzz "${bug[@]}" "${jobs[@]}" "$target" "$secs" 2>&1 | tee "$root/run.log"
 	rc=${PIPESTATUS[0]}
 	budget=
 else
 	# the clock bounds it too, at ten times the budget: a run that gets
 	# less than a tenth of a core is not a soak
 	: >"$root/run.log"
-	VMAFUZZ_WORK_ROOT=$root "$V" fuzz "${bug[@]}" "$target" $((secs * 10)) >"$root/run.log" 2>&1 &
+	VMAFUZZ_WORK_ROOT=$root "$V" fuzz "${bug[@]}" "${jobs[@]}" "$target" $((secs * 10)) >"$root/run.log" 2>&1 &
 	pid=$!
 	tail -n +1 --pid="$pid" -f "$root/run.log" &
 	show=$!
@@ -139,6 +146,8 @@ rate=$(sed -n 's/^   exec\/s: *//p' "$root/run.log" | tail -n 1)
 rss=$(grep -ho 'stat::peak_rss_mb: *[0-9]*' "$log" 2>/dev/null | tail -n 1 | grep -o '[0-9]*$')
 [ -n "$rss" ] || rss=$(grep -ho 'rss: [0-9]*Mb' "$log" 2>/dev/null | tail -n 1 | grep -o '[0-9]*')
 seeds=$(grep -o "INFO: *[0-9]* files found in [^ ]*/corpus$" "$log" 2>/dev/null | head -n 1 | awk '{print $2}')
+# (-fork=N says "INFO: -fork=N: K seed inputs")
+[ -n "$seeds" ] || seeds=$(grep -o "INFO: -fork=[0-9]*: [0-9]* seed inputs" "$log" 2>/dev/null | head -n 1 | awk '{print $3}')
 grown=$(sed -n 's/^   corpus: *[0-9]* inputs in .* (merged from \([0-9]*\))$/\1/p' "$root/run.log" | tail -n 1)
 [ -n "$grown" ] || grown=$(sed -n 's/^   corpus: *\([0-9]*\) inputs in .* (not merged)$/\1/p' "$root/run.log" | tail -n 1)
 after=$(count_files "$work/corpus")
@@ -149,7 +158,11 @@ stop=
 echo "soak $target: $secs s${cpu:+ of CPU time}, run exit status $rc$stop"
 echo "  cpu:      $user s user + $sys s sys (the run and all it started)"
 echo "  exec/s:   ${rate:-?}"
-echo "  peak rss: ${rss:-?} MB (libFuzzer's peak_rss_mb)"
+if [ ${#jobs[@]} -gt 0 ]; then
+	echo "  peak rss: ${rss:-?} MB (the -fork parent's: its workers' are not reported)"
+else
+	echo "  peak rss: ${rss:-?} MB (libFuzzer's peak_rss_mb)"
+fi
 echo "  corpus:   ${seeds:-?} seeds -> ${grown:-?} inputs when fuzzing ended -> $after after the merge"
 findings=0
 if [ "$(count_files "$work/crashes")" -gt 0 ]; then

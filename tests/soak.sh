@@ -4,7 +4,7 @@
 # seconds on fuzz_mm give a report whose every field is there with sane
 # figures (CPU time, exec/s and executions, peak RSS, the corpus from its
 # seeds through the run to the merge, no findings); --cpu stops at its CPU
-# budget and not before; a run with a planted
+# budget and not before; --jobs counts its workers' executions; a run with a planted
 # bug reports its findings with their triage bucket and exits 1. Run by
 # ./build.sh test with OUT and ROOT set (soaks in a scratch SOAK_ROOT).
 set -u
@@ -22,6 +22,7 @@ for s in 0 1.5 -5 abc 5s ''; do
 done
 expect 2 "--bug needs a planted bug's name" "$S" --bug
 expect 2 "unknown option '--nope'" "$S" --nope fuzz_mm 5
+expect 2 "--jobs takes a number of workers from 1 to 99, not '0'" "$S" --jobs 0 fuzz_mm 5
 expect 2 "SECONDS takes whole seconds from 1, not '0'" "$S" --cpu fuzz_mm 0
 [ -e "$SOAK_ROOT" ] && bad "a refused command line made $SOAK_ROOT" || ok
 
@@ -68,6 +69,16 @@ cpu=$(sed -n 's/^  cpu: *\([0-9.]*\) s user + \([0-9.]*\) s sys.*/\1 \2/p' "$T/r
 awk -v c="$cpu" 'BEGIN { split(c, a, " "); exit !(a[1] + a[2] >= 4 && a[1] + a[2] < 60) }' && ok ||
 	{ bad "--cpu 4 used '$cpu' s of CPU"; cat "$T/report"; }
 [ -n "$(field '^  findings: none$')" ] && ok || { bad "--cpu: findings"; cat "$T/report"; }
+
+# ---- --jobs: libFuzzer's -fork, whose workers ran the executions (the
+# summary counts them from its lines, not from its parent's empty stats)
+rc=0
+"$S" --jobs 2 fuzz_mm 4 >"$T/out" 2>&1 || rc=$?
+[ "$rc" = 0 ] && ok || { bad "soak.sh --jobs 2 fuzz_mm 4 exited $rc"; tail -n 20 "$T/out"; }
+sed -n '/^soak fuzz_mm: /,$p' "$T/out" >"$T/report"
+[ -n "$(field '^  exec/s: +[1-9][0-9]* \([1-9][0-9]* executions\)$')" ] && ok ||
+	{ bad "--jobs: no executions counted"; cat "$T/report"; }
+[ -n "$(field '^  corpus: +[1-9][0-9]* seeds -> ')" ] && ok || { bad "--jobs: no seeds counted"; cat "$T/report"; }
 
 # ---- a planted bug: findings, each with its bucket
 if make -s --no-print-directory -j2 bug-libfuzzer bug-replay BUG=$B >"$T/build.log" 2>&1; then

@@ -31,11 +31,36 @@ static long last_after(const char *text, size_t len, const char *key)
 	return v;
 }
 
+/*
+ * The runs of all workers that -fork=N's last line counts ("#N: cov: ...",
+ * at a line's start; a plain run's lines have a tab after the number), or
+ * -1 if none.
+ */
+static long fork_runs(const char *text, size_t len)
+{
+	long v = -1;
+
+	for (const char *p = text; p < text + len; p++)
+		if (*p == '#' && (p == text || p[-1] == '\n') && p + 1 < text + len &&
+		    p[1] >= '0' && p[1] <= '9') {
+			char *end;
+			long n = strtol(p + 1, &end, 10);
+
+			if (end < text + len && *end == ':')
+				v = n;
+		}
+	return v;
+}
+
 void summary_rate(const char *text, size_t len, long wall, long *rate, long *units)
 {
 	struct fuzz_sample s;
 
 	*units = last_after(text, len, "stat::number_of_executed_units:");
+	/* -fork=N's own final stats count nothing: its workers ran them, as
+	 * its lines say, or nobody knows (stopped before a worker ended) */
+	if (memmem(text, len, "INFO: -fork=", 12))
+		*units = fork_runs(text, len);
 	*rate = last_after(text, len, "stat::average_exec_per_sec:");
 	if (*rate <= 0 && *units > 0 && wall > 0)
 		*rate = *units / wall;

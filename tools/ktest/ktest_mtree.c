@@ -67,10 +67,9 @@ static struct kt {
 	int commented;	 /* the fiber whose step the last comment named, or -1 */
 	unsigned fibers; /* the fibers that called the tree (bits) */
 	bool in_check;
-	bool dirty[KT_TREES];	/* written since its last check */
-	bool checked[KT_TREES]; /* checked once */
-	bool refused;
-	char why[512];
+	bool dirty[KT_TREES];	 /* written since its last check */
+	bool checked[KT_TREES];	 /* checked once */
+	struct ktest_refusal no; /* why it cannot be a test */
 	unsigned vars;
 	unsigned arrays;
 	/* a bulk load under way (kmt_bulk_*) */
@@ -78,18 +77,7 @@ static struct kt {
 	uint64_t bulk_expected, bulk_appended;
 } K;
 
-static void refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void refuse(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (K.refused)
-		return;
-	K.refused = true;
-	va_start(ap, fmt);
-	vsnprintf(K.why, sizeof(K.why), fmt, ap);
-	va_end(ap);
-}
+#define refuse(...) ktest_refuse(&K.no, __VA_ARGS__)
 
 /* A statement of the test (nothing once refused, nothing for the target's
  * own checks, which are written as vmafuzz_check). */
@@ -98,7 +86,7 @@ static void say(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (K.refused || K.in_check)
+	if (K.no.refused || K.in_check)
 		return;
 	va_start(ap, fmt);
 	vfprintf(K.body, fmt, ap);
@@ -107,7 +95,7 @@ static void say(const char *fmt, ...)
 
 static bool quiet(void)
 {
-	return K.refused || K.in_check;
+	return K.no.refused || K.in_check;
 }
 
 static unsigned tix(void *t)
@@ -214,7 +202,7 @@ static void call_begin(void)
 	unsigned f = self();
 	char text[160];
 
-	if (K.in_check || K.refused)
+	if (K.in_check || K.no.refused)
 		return;
 	if (K.in_call >= 0 && K.in_call != (int)f) {
 		char other[160];
@@ -276,7 +264,7 @@ static void watch_check(void *arg, unsigned t, bool begin)
 		return;
 	}
 	/* a tree no step wrote to is as it was made, empty */
-	if (t >= K.ntrees || K.refused || !K.dirty[t]) {
+	if (t >= K.ntrees || K.no.refused || !K.dirty[t]) {
 		K.in_check = true;
 		return;
 	}
@@ -1163,26 +1151,11 @@ bool ktest_mtree_write(FILE *out, const uint8_t *data, size_t size, const char *
 	K.caps = caps;
 	K.in_call = -1;
 	K.commented = -1;
-	K.body = open_memstream(&K.buf, &K.len);
-	if (!K.body) {
-		snprintf(why, whylen, "out of memory");
+	if (!ktest_begin_recording(&K.body, &K.buf, &K.len, why, whylen))
 		return false;
-	}
-	check_set_mode(CHECK_COLLECT);
-	check_clear();
 	mtree_run_watched(kt_backend(caps), data, size, &w);
-	if (check_total() && !K.refused)
-		refuse("the model fails it too (%s): a crash of the harness or the model, not "
-		       "of the kernel's tree",
-		       check_last_message());
-	check_clear();
-	check_set_mode(CHECK_ABORT);
-	fclose(K.body);
-	if (K.refused) {
-		snprintf(why, whylen, "%s", K.why);
-		free(K.buf);
+	if (!ktest_end_recording(&K.no, K.body, &K.buf, "the kernel's tree", why, whylen))
 		return false;
-	}
 	text = ktest_program_text(&mtree_desc, data, size);
 	ktest_put_head(out, name, "maple tree", "kfuzz_mtree", tree_name, comment,
 		       "fuzz_mtree's operations", text);

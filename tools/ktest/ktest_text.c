@@ -4,6 +4,9 @@
  */
 #include "ktest_text.h"
 
+#include "runtime/check.h"
+
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,4 +57,47 @@ void ktest_put_head(FILE *out, const char *name, const char *kind, const char *t
 	}
 	fprintf(out, " *\n * The program (%s; docs/kernel.md):\n *\n", ops);
 	ktest_put_comment(out, program, "   ");
+}
+
+void ktest_refuse(struct ktest_refusal *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->refused)
+		return;
+	r->refused = true;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+}
+
+bool ktest_begin_recording(FILE **body, char **buf, size_t *len, char *why, size_t whylen)
+{
+	*body = open_memstream(buf, len);
+	if (!*body) {
+		snprintf(why, whylen, "out of memory");
+		return false;
+	}
+	check_set_mode(CHECK_COLLECT);
+	check_clear();
+	return true;
+}
+
+bool ktest_end_recording(struct ktest_refusal *no, FILE *body, char **buf, const char *code,
+			 char *why, size_t whylen)
+{
+	if (check_total() && !no->refused)
+		ktest_refuse(no,
+			     "the model fails it too (%s): a crash of the harness or the model, "
+			     "not of %s",
+			     check_last_message(), code);
+	check_clear();
+	check_set_mode(CHECK_ABORT);
+	fclose(body);
+	if (!no->refused)
+		return true;
+	snprintf(why, whylen, "%s", no->why);
+	free(*buf);
+	*buf = NULL;
+	return false;
 }

@@ -7,8 +7,33 @@
 
 #include "fuzz/prog/prog.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* Why a program cannot be written as a test: the first reason given. */
+struct ktest_refusal {
+	bool refused;
+	char why[512];
+};
+
+/* Refuse with the reason @fmt..., unless @r was refused already. */
+void ktest_refuse(struct ktest_refusal *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The start of a recording run: *@body a stream into *@buf (*@len bytes),
+ * checks collected, not aborting. False with @why set when out of memory. */
+bool ktest_begin_recording(FILE **body, char **buf, size_t *len, char *why, size_t whylen);
+
+/*
+ * The end of a recording run (under check_set_mode(CHECK_COLLECT)): a check
+ * that fired is the model failing the program, refused as "a crash of the
+ * harness or the model, not of @code"; checks go back to aborting and
+ * @body is closed. True; false with @why set and *@buf (the recording)
+ * freed.
+ */
+bool ktest_end_recording(struct ktest_refusal *no, FILE *body, char **buf, const char *code,
+			 char *why, size_t whylen);
 
 /* @text's lines as lines of a C block comment (" *" then @lead before
  * each non-empty one), with any "*" "/" that would end it broken up. */

@@ -34,25 +34,13 @@ static struct kv {
 	size_t len;
 	const struct prog_op *step; /* the step under way */
 	unsigned stepno;
-	bool commented; /* its comment written */
-	bool refused;
-	char why[512];
+	bool commented;		 /* its comment written */
+	struct ktest_refusal no; /* why it cannot be a test */
 	unsigned kver;
 	struct as_vma vmas[KV_MAXV];
 } R;
 
-static void refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void refuse(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (R.refused)
-		return;
-	R.refused = true;
-	va_start(ap, fmt);
-	vsnprintf(R.why, sizeof(R.why), fmt, ap);
-	va_end(ap);
-}
+#define refuse(...) ktest_refuse(&R.no, __VA_ARGS__)
 
 /* "N: <the step as text>", the step's comment */
 static void step_text(char *buf, size_t len)
@@ -192,7 +180,7 @@ static void kv_call(void *as, struct mm_call *c)
 		       "allocation, and fail_at counted kfuzz_vma's allocations, not the model's",
 		       R.stepno);
 	as_model.call(as, c);
-	if (R.refused)
+	if (R.no.refused)
 		return;
 	comment_step(NULL);
 	fprintf(o, "\tASSERT_EQ(");
@@ -305,28 +293,13 @@ bool ktest_vma_write(FILE *out, const uint8_t *data, size_t size, const char *na
 	}
 	memset(&R, 0, sizeof(R));
 	R.kver = kver_known(kver_parse(tree->release, &v) ? v : KVER_NEWEST);
-	R.body = open_memstream(&R.buf, &R.len);
-	if (!R.body) {
-		snprintf(why, whylen, "out of memory");
+	if (!ktest_begin_recording(&R.body, &R.buf, &R.len, why, whylen))
 		return false;
-	}
-	check_set_mode(CHECK_COLLECT);
-	check_clear();
 	if (mm_run_program(&t, data, size) < 0)
 		refuse("kfuzz_vma refuses the program as a whole (a fork with the reverted "
 		       "anon_vma policy)");
-	if (check_total() && !R.refused)
-		refuse("the model fails it too (%s): a crash of the harness or the model, not "
-		       "of the kernel's code",
-		       check_last_message());
-	check_clear();
-	check_set_mode(CHECK_ABORT);
-	fclose(R.body);
-	if (R.refused) {
-		snprintf(why, whylen, "%s", R.why);
-		free(R.buf);
+	if (!ktest_end_recording(&R.no, R.body, &R.buf, "the kernel's code", why, whylen))
 		return false;
-	}
 	text = ktest_program_text(&mm_seq_desc, data, size);
 	ktest_put_head(out, name, "VMA", "kfuzz_vma", tree_name, comment,
 		       "fuzz_mm's operations on one thread", text);

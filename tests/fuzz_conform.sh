@@ -83,9 +83,8 @@ expect 2 "cannot run the server $T/missing" \
 	env VMAFUZZ_CONFORM_SERVER="$T/missing" "$F" -runs=1 "$T/seeds"
 expect 2 'usage: conform-server --fd N' "$T/conform-server"
 expect 2 'not an open file descriptor' "$T/conform-server" --fd 77
-expect 2 'fuzz_conform runs under libFuzzer, one worker' ./build.sh fuzz --afl fuzz_conform 5
-expect 2 'fuzz_conform runs under libFuzzer, one worker' ./build.sh fuzz --plain fuzz_conform 5
-expect 2 'fuzz_conform runs under libFuzzer, one worker' ./build.sh fuzz --jobs 2 fuzz_conform 5
+expect 2 'fuzz_conform runs under libFuzzer with the structure-aware mutator only' ./build.sh fuzz --afl fuzz_conform 5
+expect 2 'fuzz_conform runs under libFuzzer with the structure-aware mutator only' ./build.sh fuzz --plain fuzz_conform 5
 
 # ./build.sh fuzz fuzz_conform: from fuzz_mm's seeds, what the inputs were
 expect 0 'ran in the model and for real' env VMAFUZZ_NO_DEPS=1 VMAFUZZ_WORK_ROOT="$T/work" \
@@ -97,4 +96,17 @@ if grep -qE '^== fuzz_conform: libFuzzer exit status 0' "$T/out" &&
 else
 	bad "./build.sh fuzz fuzz_conform"; tail -n 20 "$T/out" | sed 's/^/    /'
 fi
+
+# --jobs: libFuzzer's -fork workers, each with its own server, all gone after
+expect 0 "in the workers' own logs" env VMAFUZZ_NO_DEPS=1 VMAFUZZ_WORK_ROOT="$T/work2" \
+	./build.sh fuzz --jobs 2 fuzz_conform 8
+if grep -q 'out/libfuzzer/fuzz_conform .* -fork=2 ' "$T/out" &&
+	grep -qE '^   exec/s: +[1-9][0-9]* \([1-9][0-9]* executions\)' "$T/out"; then
+	ok
+else
+	bad "./build.sh fuzz --jobs 2 fuzz_conform"; tail -n 20 "$T/out" | sed 's/^/    /'
+fi
+sleep 1
+left=$(pgrep -f "^$T/conform-server" || true)
+[ -z "$left" ] && ok || bad "server processes left after --jobs: $left"
 finish

@@ -34,7 +34,8 @@ void kmt_release(struct kmt_tree *t);
 int kmt_store(struct kmt_tree *t, uint64_t first, uint64_t last, void *entry);
 /* A write by a kernel caller's path: KMT_WRITE_PREALLOC (mas_preallocate
  * + mas_store_prealloc, GFP_KERNEL), _GFP (mas_store_gfp, GFP_KERNEL),
- * _NOWAIT (mas_store_gfp, GFP_NOWAIT), _LOCKED (mtree_store_range or
+ * _NOWAIT (mas_preallocate with GFP_NOWAIT, then with GFP_KERNEL if that
+ * failed, + mas_store_prealloc), _LOCKED (mtree_store_range or
  * mtree_store, GFP_KERNEL). 0, -ENOMEM, or the kernel's -EINVAL. */
 enum { KMT_WRITE_PREALLOC, KMT_WRITE_GFP, KMT_WRITE_NOWAIT, KMT_WRITE_LOCKED };
 int kmt_store_path(struct kmt_tree *t, uint64_t first, uint64_t last, void *entry, int how);

@@ -20,7 +20,8 @@
  *  - RCU: kernel/maple/shim/linux/rcupdate.h maps rcu_read_lock to the runtime's
  *    and call_rcu to kmt_call_rcu, which defers the callback with
  *    call_rcu_free (runtime/sync.h): no threads, frees when no fiber reads.
- *  - assertions: dump_stack() (kernel/maple/shim/kmt_prelude.h) is kmt_bug.
+ *  - assertions: dump_stack() (kernel/maple/shim/kmt_prelude.h) is kmt_bug,
+ *    WARN_ON and WARN_ON_ONCE are kmt_warn: both report CK_KMT_BUG.
  *
  * Everything global this object and the shim's linux.o define is renamed
  * at build time (kmt_k_<name>), except the kmt_ names, so nothing clashes
@@ -49,6 +50,23 @@
 
 #include "maple-shared.h"
 #include "kmt_missing.h"
+
+/*
+ * The tree's WARN_ON and WARN_ON_ONCE: the tools headers' only print and go
+ * on, where a kernel run as syzbot runs it (panic_on_warn) stops. They
+ * report as its MT_BUG_ONs do (kmt_warn: CK_KMT_BUG). _ONCE fires every
+ * time: its static flag would carry from one program to the next in a
+ * process, and the same input would take other edges (tests/stable.sh).
+ */
+int kmt_warn(int cond, int line, const char *expr);
+#undef WARN_ON
+#undef WARN_ON_ONCE
+#undef WARN
+#undef WARN_ONCE
+#define WARN_ON(e) kmt_warn(!!(e), __LINE__, #e)
+#define WARN_ON_ONCE(e) WARN_ON(e)
+#define WARN(e, ...) WARN_ON(e)
+#define WARN_ONCE(e, ...) WARN_ON(e)
 
 #include "maple_tree.c"
 
@@ -342,6 +360,16 @@ void kmt_bug(const char *func, int line)
 		   line);
 }
 
+int kmt_warn(int cond, int line, const char *expr)
+{
+	if (!cond)
+		return 0;
+	kmt_nbugs++;
+	check_fail(CK_KMT_BUG, "lib/maple_tree.c: WARN_ON(%s) at line %d of maple_tree.c", expr,
+		   line);
+	return 1;
+}
+
 uint64_t kmt_bugs(void)
 {
 	return kmt_nbugs;
@@ -437,7 +465,19 @@ int kmt_store_path(struct kmt_tree *t, uint64_t first, uint64_t last, void *entr
 	case KMT_WRITE_GFP:
 		return mas_store_gfp(&mas, entry, GFP_KERNEL);
 	case KMT_WRITE_NOWAIT:
-		return mas_store_gfp(&mas, entry, GFP_NOWAIT);
+		/*
+		 * Not mas_store_gfp(GFP_NOWAIT): its retry (mas_nomem) would
+		 * allocate without blocking under the tree's external lock,
+		 * which 7.3 forbids with a WARN_ON_ONCE. A non-blocking
+		 * preallocation, then a blocking one if it failed, is allowed
+		 * on every tree.
+		 */
+		ret = mas_preallocate(&mas, entry, GFP_NOWAIT);
+		if (ret)
+			ret = mas_preallocate(&mas, entry, GFP_KERNEL);
+		if (!ret)
+			mas_store_prealloc(&mas, entry);
+		return ret;
 	default:
 		if (first == last)
 			return mtree_store(&t->mt, first, entry, GFP_KERNEL);

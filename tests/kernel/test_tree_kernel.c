@@ -553,6 +553,16 @@ static bool test_checks_fire(void)
 	/* a "duplicate" made of the source's own nodes: alike, but shared */
 	ASSERT(!B->check_dup(t, t));
 	ASSERT(check_count(CK_MT_DUP_MISMATCH) == 1);
+	/*
+	 * The tree's WARN_ON_ONCE reports, and each time: an advanced entry
+	 * (an internal value the tree keeps for itself), which the backend
+	 * refuses before the tree sees it, handed to mtree_insert_range.
+	 */
+	check_clear();
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(kmt_insert(t, 5000, 5010, (void *)(uintptr_t)0x402), -EINVAL);
+	ASSERT(check_count(CK_KMT_BUG) == 2);
+	ASSERT(B->validate(t));
 	check_clear();
 	check_set_mode(CHECK_ABORT);
 	B->release(t);

@@ -201,10 +201,10 @@ static int allowed(const struct campaign *c)
 			c->target);
 		return 2;
 	}
-	if (c->kind == CAMPAIGN_LIVE && (o->afl || o->plain || o->nbugs || o->jobs > 1)) {
+	if (c->kind == CAMPAIGN_LIVE && (o->afl || o->plain || o->nbugs)) {
 		fprintf(stderr,
-			MSG "%s runs under libFuzzer, one worker, with the structure-aware mutator "
-			    "only (no --afl, --plain, --bug or --jobs)\n",
+			MSG "%s runs under libFuzzer with the structure-aware mutator only "
+			    "(no --afl, --plain or --bug)\n",
 			c->target);
 		return 2;
 	}

@@ -158,7 +158,11 @@ void summary_libfuzzer(const struct campaign *c, const struct run_tally *t,
 		      8, false, "   | ", NULL);
 	if (c->kind == CAMPAIGN_LIVE) {
 		/* what its inputs were: how many ran for real, how many were refused */
-		if (text)
+		if (c->o->jobs > 1)
+			printf("   (what the inputs were, the real and the refused, is in the "
+			       "workers' "
+			       "own logs, which libFuzzer's -fork deletes)\n");
+		else if (text)
 			quote(text, "^fuzz_conform: ", 8, true, "   ", "fuzz_conform: ");
 		if (t->all_crashes > 0)
 			printf(

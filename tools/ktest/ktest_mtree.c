@@ -402,7 +402,11 @@ static int kt_store_path(void *t, uint64_t first, uint64_t last, void *entry,
 		say("\t\tret = mas_store_gfp(&mas, %s, GFP_KERNEL);\n", ENT(entry));
 		break;
 	case TREE_WRITE_NOWAIT:
-		say("\t\tret = mas_store_gfp(&mas, %s, GFP_NOWAIT);\n", ENT(entry));
+		/* kmt_store_path's non-blocking store, as it makes it */
+		say("\t\tret = mas_preallocate(&mas, %s, GFP_NOWAIT);\n", ENT(entry));
+		say("\t\tif (ret)\n\t\t\tret = mas_preallocate(&mas, %s, GFP_KERNEL);\n",
+		    ENT(entry));
+		say("\t\tif (!ret)\n\t\t\tmas_store_prealloc(&mas, %s);\n", ENT(entry));
 		break;
 	default:
 		if (first == last)

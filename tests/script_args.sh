@@ -15,6 +15,8 @@ for s in 0 -1 1.5 abc ''; do
 done
 expect 2 "--seconds needs a number" "$K" --seconds
 expect 2 "--cpu takes a whole number, not 'x'" "$K" --cpu x
+expect 2 "--rounds takes a whole number from 1, not '0'" "$K" --rounds 0
+expect 2 "--rounds needs a number" "$K" --rounds
 expect 2 "unknown option '--fast'" "$K" --fast
 expect 2 "kernel-tree.sh: .*not a kernel tree|no such|not a folder" "$K" --seconds 1 "$T/nothing"
 

@@ -125,9 +125,17 @@ expect 1 "conform: $T/three.txt: operation 2 differs" \
 # batches"), each taken away: without the drain before each call the lazily
 # freed page's program differs; with each call on another CPU, a page
 # faulted in on one waits in that CPU's batch and pageout (on the next)
-# cannot take it. Both agree with the conditions kept.
+# cannot take it. Both agree with the conditions kept. Without the drain,
+# other processes' pages on the same CPU can fill its batch and flush ours
+# to the LRU, as a drain would: on a busy machine the program then agrees,
+# so it gets three tries to show the difference.
+for try in 1 2 3; do
+	rc=0
+	"$V" conform --selftest-no-drain corpus/fuzz_mm/conform_lazyfree_batch.txt >"$T/nodrain" 2>&1 || rc=$?
+	[ "$rc" -eq 1 ] && break
+done
 expect 1 'conform_lazyfree_batch.txt: operation 8 differs: madvise p0 @0x10:6 free' \
-	"$V" conform --selftest-no-drain corpus/fuzz_mm/conform_lazyfree_batch.txt
+	sh -c 'cat "$1"; exit "$2"' sh "$T/nodrain" "$rc"
 if [ "$(nproc)" -ge 2 ]; then
 	expect 1 'conform_pageout_same_cpu.txt: operation 2 differs: madvise p0 @0x10:1 pageout' \
 		"$V" conform --selftest-spread-cpus corpus/fuzz_mm/conform_pageout_same_cpu.txt

@@ -134,32 +134,47 @@ static bool remap_elsewhere(struct mm *mm, const struct mm_call *c)
 	return next && next->start < v->end + (c->to_len - c->len);
 }
 
-/* The mremap is one where 6.12 (the model's mremap) and the kernel since
- * 6.17 (this machine's 6.18) differ, when the model follows such a kernel: a move of the same size
- * to a fixed address whose old range is not one VMA's (6.17 moves every VMA in it), or a fixed or
- * dontunmap move whose old range is not inside one VMA (6.17 checks the source, and the overlap,
- * before it unmaps anything), a dontunmap move of an unfaulted VMA next to itself (6.18 merges the
- * copy with the kept source, 6.12 does not), or a dontunmap move of part of a locked VMA (6.18
- * unlocks all of it, and counts locked_vm wrong). */
-static bool remap_618(struct mm *mm, const struct mm_call *c)
+/* An MREMAP_DONTUNMAP move of a locked VMA that leaks locked_vm on a kernel
+ * of the version the model follows, which the model does not follow
+ * (kver.h): of part of it without KV_DONTUNMAP_LOCKED_SPLIT (the whole VMA
+ * is unlocked), or of an unfaulted one next to itself without
+ * KV_DONTUNMAP_NO_SELF_MERGE (the copy merges with it). Each VMA of the
+ * range is asked, as a fixed move of many VMAs moves each
+ * (KV_MREMAP_MOVES_MANY), to its place in the new range. The reason, or
+ * NULL. */
+static const char *dontunmap_locked_leak(struct mm *mm, const struct mm_call *c)
 {
+	uint64_t end = c->start + c->len;
 	struct vma *v;
 
-	if (mm->kver < KVER(6, 17, 0))
-		return false; /* the kernel's mremap is the model's */
-	if (c->code != MMF_OP_MREMAP || !(c->a.remap_flags & 6))
-		return false; /* not mremap_to */
+	if (c->code != MMF_OP_MREMAP || !(c->a.remap_flags & 4) || c->len != c->to_len)
+		return NULL;
+	/* a range that leaves its VMA is -EFAULT but for a move of many */
 	v = mm_vma_at(mm, c->start);
-	if (!v || c->len > v->end - c->start)
-		return true;
-	if (!(c->a.remap_flags & 4))
-		return false;
-	/* 6.18 unlocks all of a locked source VMA, not only the range */
-	if ((v->flags & VM_LOCKED) && (c->start != v->start || c->start + c->len != v->end))
-		return true;
-	/* a kept unfaulted source may merge with its copy in 6.18 (also
-	 * once a fixed move unmapped the part of it the copy goes to) */
-	return !v->file && !v->anon_vma && c->to <= v->end && c->to + c->to_len >= v->start;
+	if (!v ||
+	    (end > v->end && !((c->a.remap_flags & 2) && kver_has(mm->kver, KV_MREMAP_MOVES_MANY))))
+		return NULL;
+	for (v = mm_find_vma(mm, c->start); v && v->start < end; v = vma_next(mm, v)) {
+		uint64_t from = v->start > c->start ? v->start : c->start;
+		uint64_t to = v->end < end ? v->end : end;
+		uint64_t at = c->to + (from - c->start);
+
+		if (!(v->flags & VM_LOCKED))
+			continue;
+		if (!kver_has(mm->kver, KV_DONTUNMAP_LOCKED_SPLIT) &&
+		    (from != v->start || to != v->end))
+			return "an MREMAP_DONTUNMAP move of part of a locked VMA, which this "
+			       "kernel "
+			       "unlocks whole, leaking locked_vm (rule dontunmap_locked_split, not "
+			       "followed: docs/fidelity.md)";
+		if (!kver_has(mm->kver, KV_DONTUNMAP_NO_SELF_MERGE) && !v->file && !v->anon_vma &&
+		    at <= v->end && at + (to - from) >= v->start)
+			return "an MREMAP_DONTUNMAP move of a locked unfaulted VMA next to itself, "
+			       "whose copy this kernel merges with it, leaking locked_vm (rule "
+			       "dontunmap_no_self_merge, not followed for a locked VMA: "
+			       "docs/fidelity.md)";
+	}
+	return NULL;
 }
 
 const char *conform_model_skip(void *model, const struct mm_call *c)
@@ -174,15 +189,11 @@ const char *conform_model_skip(void *model, const struct mm_call *c)
 		return NULL;
 	/* what the calls will look at, under the mmap lock as they do */
 	mmap_read_lock(&mm->lock);
-	if (remap_618(mm, c))
-		why =
-		    "an mremap where 6.12 (the model) and 6.17 on differ: a move from a range that "
-		    "is not inside one VMA, a kept unfaulted source next to its copy, or a kept "
-		    "part of a locked VMA (docs/fidelity.md)";
-	else if (remap_elsewhere(mm, c))
+	why = dontunmap_locked_leak(mm, c);
+	if (!why && remap_elsewhere(mm, c))
 		why = "mremap moves the range to an address the kernel picks itself; the model "
 		      "picks another";
-	else if (populates_past_cap(mm, c))
+	else if (!why && populates_past_cap(mm, c))
 		why = "populates more pages than the model faults in at once "
 		      "(MM_POPULATE_MAX_PAGES)";
 	mmap_read_unlock(&mm->lock);

@@ -28,38 +28,20 @@ bool conform_hint_refused(void *model, const struct mm_call *c);
  * whatever the kernel, or NULL: a hint the model will not take
  * (conform_hint_refused); an mremap the model would place itself
  * (MREMAP_MAYMOVE growing a range that cannot grow in place, a
- * MREMAP_DONTUNMAP hint the model would not take), or one where 6.12 (the
- * model's reference) and this machine's 6.18 differ (docs/fidelity.md); a
- * call that would populate more pages than the model does in one call
- * (MM_POPULATE_MAX_PAGES). conform draws another operation or skips the
+ * MREMAP_DONTUNMAP hint the model would not take), or a kernel bug of the
+ * version the model follows that the model does not follow (an
+ * MREMAP_DONTUNMAP move of part of a locked VMA without
+ * KV_DONTUNMAP_LOCKED_SPLIT; docs/fidelity.md); a call that would populate more pages than the
+ * model does in one call (MM_POPULATE_MAX_PAGES). conform draws another operation or skips the
  * program; repro refuses it. */
 const char *conform_model_skip(void *model, const struct mm_call *c);
 /* The resolved call populates private anonymous pages with read faults
  * where nothing is mapped yet (mlock, mlockall(MCL_CURRENT): of mappings
  * that are not private and writable), as a read touch would. */
 bool conform_populates_fresh_anon(void *model, const struct mm_call *c);
-/* The resolved mremap would move the range to an address of the model's
- * choosing: MREMAP_MAYMOVE growing a range that cannot grow in place (the
- * model searches its window top-down, the kernel from its mmap base), or a
- * MREMAP_DONTUNMAP hint the model would not take. */
-bool conform_remap_elsewhere(void *model, const struct mm_call *c);
-/* The resolved mremap is one where 6.12 (the model's reference) and this
- * machine's 6.18 differ: a move of the same size to a fixed address whose
- * old range is not one VMA's (6.17 moves every VMA in it), or a fixed or
- * dontunmap move whose old range is not inside one VMA (6.17 checks the
- * source, and the overlap, before it unmaps anything), a dontunmap move of
- * an unfaulted VMA next to itself (6.18 merges the copy with the kept
- * source, 6.12 does not), or a dontunmap move of part of a locked VMA (6.18
- * unlocks all of it, and counts locked_vm wrong). */
-bool conform_remap_618(void *model, const struct mm_call *c);
 /* The resolved call would fault in more pages than the model populates in
  * one call (MM_POPULATE_MAX_PAGES). */
 bool conform_populates_past_cap(void *model, const struct mm_call *c);
-/* Why the kernel would not do with the resolved call what the model does,
- * whatever the kernel (a hint, a remap the model places, 6.12 against
- * 6.18, a population past the model's limit), or NULL: conform skips such
- * a call and repro refuses it. */
-const char *conform_model_skip(void *model, const struct mm_call *c);
 /* Run the call on the model (-ESRCH when its process is not there), then
  * check every invariant. False with the reason in @why when the model put a
  * hint mapping elsewhere than its hint after all, or moved an mremap's range

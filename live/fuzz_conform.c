@@ -238,14 +238,26 @@ static void report_context(FILE *out, void *arg)
 		     "--target fuzz_mm FILE) ---\n");
 }
 
+/* The finding in one line that names an ERROR: with --jobs, libFuzzer's
+ * -fork copies such lines of a worker's log into its own, and deletes the
+ * worker's log with the rest of the report. */
+static void error_line(const char *what, const char *text)
+{
+	fprintf(stderr, "==%d== ERROR: vmafuzz: fuzz_conform: %s%s\n", (int)getpid(), what, text);
+}
+
 static _Noreturn void differ(const struct prog *p, unsigned step)
 {
 	struct report r = {p, step};
 	struct utsname u;
-	char text[160];
+	char text[160], line[200];
 
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");
+	snprintf(line, sizeof(line), "operation %u (%s) differs", step,
+		 step < p->nops ? conform_op_text(&mm_desc, &p->ops[step], text, sizeof(text))
+				: "?");
+	error_line(line, "");
 	check_set_context(report_context, &r);
 	check_fail(CK_AS_BACKENDS_DIFFER,
 		   "fuzz_conform: operation %u (%s) differs between the model and this kernel "
@@ -298,6 +310,7 @@ static int fuzz_conform_one(const uint8_t *data, size_t size)
 		return -1; /* not kept: its mutations would be refused too */
 	}
 	capture(true);
+	why[0] = '\0';
 	r = conform_run(d, &p, NAME, &fc.o, NULL, NULL, &nops, why, sizeof(why));
 	capture(false);
 	exec_between_programs();
@@ -310,6 +323,7 @@ static int fuzz_conform_one(const uint8_t *data, size_t size)
 		fprintf(stderr, "--- the program ---\n");
 		prog_print(stderr, d, &p, -1);
 		fprintf(stderr, "vmafuzz: fuzz_conform: the real side failed (said above)\n");
+		error_line("the real side failed: ", why[0] ? why : "(said in its log)");
 		abort();
 	}
 	return 0;

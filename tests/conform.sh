@@ -22,11 +22,12 @@ expect 2 'not both' "$V" conform --random 1 corpus/fuzz_mm/advice_cycle.txt
 expect 2 'No such file' "$V" conform "$T/missing.txt"
 
 # every seed: it agrees, or it is one the kernel cannot run and says why
-# (threads, fail_at, uprobes, a hint the model will not honour)
+# (threads, fail_at, uprobes, a hint the model will not honour, a kernel
+# bug of this kernel's version the model does not follow)
 n=0 skipped=0
 for txt in corpus/fuzz_mm/*.txt; do
 	[ -e "$txt" ] || continue
-	expect 0 "^conform: $txt: ([0-9]+ operations agree|skipped: .*(only thread t0|fail_at|uprobes|hint).*)\$" \
+	expect 0 "^conform: $txt: ([0-9]+ operations agree|skipped: .*(only thread t0|fail_at|uprobes|hint|not followed).*)\$" \
 		"$V" conform "$txt"
 	if grep -q 'operations agree' "$T/out"; then n=$((n + 1)); else skipped=$((skipped + 1)); fi
 done
@@ -137,8 +138,15 @@ done
 expect 1 'conform_lazyfree_batch.txt: operation 8 differs: madvise p0 @0x10:6 free' \
 	sh -c 'cat "$1"; exit "$2"' sh "$T/nodrain" "$rc"
 if [ "$(nproc)" -ge 2 ]; then
+	# (the scheduler may still put the two processes on one CPU: three tries)
+	for try in 1 2 3; do
+		rc=0
+		"$V" conform --selftest-spread-cpus corpus/fuzz_mm/conform_pageout_same_cpu.txt \
+			>"$T/spread" 2>&1 || rc=$?
+		[ "$rc" -eq 1 ] && break
+	done
 	expect 1 'conform_pageout_same_cpu.txt: operation 2 differs: madvise p0 @0x10:1 pageout' \
-		"$V" conform --selftest-spread-cpus corpus/fuzz_mm/conform_pageout_same_cpu.txt
+		sh -c 'cat "$1"; exit "$2"' sh "$T/spread" "$rc"
 else
 	ok "one CPU: --selftest-spread-cpus has nowhere to spread"
 fi
@@ -163,13 +171,14 @@ printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\nt1: touch p0 @0x10
 expect 0 'skipped: operation 1 .*only thread t0' "$V" conform "$T/t1.txt"
 printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed fail_at=1\n' >"$T/fail.txt"
 expect 0 'skipped: operation 0 .*fail_at' "$V" conform "$T/fail.txt"
-# and what the model does otherwise than this kernel, whatever it runs: an
-# mremap of 6.12's where 6.17 on differ (refused only when the model follows
-# such a kernel: with 6.12's rules it runs, and differs here), one the
-# kernel would place itself, a population past the model's limit
+# an mremap where 6.12 and 6.17 on differ runs under this kernel's rules
+# and agrees; under 6.12's it differs here (a kernel bug the model does not
+# follow is refused: tests/versions.sh). And what the model does otherwise
+# than this kernel, whatever it runs: an mremap the kernel would place
+# itself, a population past the model's limit
 printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\nmmap p0 @0x50:6 r,w private f0 fixed\nmremap p0 @0x10:5 n6 maymove,fixed up k64\n' >"$T/r618.txt"
 if [ "$(uname -r | cut -d. -f1)" -ge 7 ] || { [ "$(uname -r | cut -d. -f1)" = 6 ] && [ "$(uname -r | cut -d. -f2)" -ge 17 ]; }; then
-	expect 0 'skipped: operation 2 .*an mremap where 6.12 \(the model\) and 6.17 on differ' "$V" conform "$T/r618.txt"
+	expect 0 'r618.txt: 3 operations agree' "$V" conform "$T/r618.txt"
 	expect 1 'operation 2 differs: mremap' "$V" conform --model-version 6.12 "$T/r618.txt"
 fi
 printf 'target fuzz_mm\nmmap p0 @0x10:4 r,w private f0 fixed\nmmap p0 @0x14:4 r,w private f0 fixed\nmremap p0 @0x10:4 n8 maymove at_gap k0\n' >"$T/there.txt"

@@ -67,6 +67,15 @@ for flip in flip-wf flip-child-wf flip-child-pgoff flip-child-data; do
 	expect 0 'operations agree|skipped: operation [0-9]+ \(' "$V" conform "$crash"
 done
 
+# under -fork (--jobs), where a worker's log goes with it, the finding's line
+# reaches the engine's own log
+rm -rf "$T/crashes" "$T/fork" && mkdir -p "$T/crashes" "$T/fork"
+env VMAFUZZ_CONFORM_SELFTEST=flip-wf "$F" -fork=1 -ignore_crashes=1 -max_total_time=6 -seed=1 \
+	-artifact_prefix="$T/crashes/" "$T/fork" "$T/seeds" >"$T/out" 2>&1
+grep -qE '^==[0-9]+== ERROR: vmafuzz: fuzz_conform: operation [0-9]+ \(.*\) differs$' "$T/out" &&
+	[ -n "$(ls -A "$T/crashes")" ] && ok ||
+	bad "-fork: no finding's line in the engine's log: $(grep ERROR "$T/out" | head -n 3)"
+
 # nothing left behind: the server ends with the fuzzer, the real processes
 # with their sockets
 sleep 1

@@ -55,11 +55,21 @@ static bool rules_by_release_and_backport(void)
 	/* backported to 6.1.y and 6.12.y, not (yet) in this 6.18.44 */
 	ASSERT(kver_has(KVER(6, 12, 118), KV_DONTUNMAP_UNFAULTED_PGOFF));
 	ASSERT(kver_has(KVER_BRANCH(6, 12), KV_DONTUNMAP_UNFAULTED_PGOFF));
-	ASSERT(!kver_has(KVER(6, 12, 117), KV_DONTUNMAP_UNFAULTED_PGOFF));
+	ASSERT(kver_has(KVER(6, 12, 112), KV_DONTUNMAP_UNFAULTED_PGOFF));
+	ASSERT(!kver_has(KVER(6, 12, 111), KV_DONTUNMAP_UNFAULTED_PGOFF));
+	ASSERT(!kver_has(KVER(6, 1, 190), KV_DONTUNMAP_UNFAULTED_PGOFF));
 	ASSERT(kver_has(KVER(6, 1, 192), KV_DONTUNMAP_UNFAULTED_PGOFF));
 	ASSERT(!kver_has(KVER(6, 6, 200), KV_DONTUNMAP_UNFAULTED_PGOFF));
 	ASSERT(!kver_has(KVER(6, 18, 44), KV_DONTUNMAP_UNFAULTED_PGOFF));
 	ASSERT(kver_has(KVER(7, 3, 4), KV_DONTUNMAP_UNFAULTED_PGOFF));
+	/* mremap's rework, and the fixes that came after it */
+	ASSERT(!kver_has(KVER(6, 16, 12), KV_MREMAP_MOVES_MANY));
+	ASSERT(kver_has(KVER(6, 17, 0), KV_MREMAP_MOVES_MANY));
+	ASSERT(!kver_has(KVER(6, 18, 44), KV_MREMAP_MAP_COUNT_SPLITS));
+	ASSERT(kver_has(KVER(7, 3, 4), KV_MREMAP_MAP_COUNT_SPLITS));
+	ASSERT(!kver_has(KVER(6, 18, 44), KV_DONTUNMAP_LOCKED_SPLIT));
+	ASSERT(kver_has(KVER(6, 12, 114), KV_DONTUNMAP_LOCKED_SPLIT));
+	ASSERT(!kver_has(KVER(6, 12, 113), KV_DONTUNMAP_NO_SELF_MERGE));
 	for (unsigned r = 0; r < KV_NRULES; r++)
 		ASSERT(kver_rules[r].name && kver_rules[r].change && kver_rules[r].since);
 	return true;

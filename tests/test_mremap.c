@@ -11,6 +11,7 @@
 #include "mm/anon.h"
 #include "mm/exit.h"
 #include "mm/fault.h"
+#include "mm/kver.h"
 #include "mm/mm.h"
 #include "mm/mmap.h"
 #include "mm/mremap.h"
@@ -100,6 +101,7 @@ static bool test_move_carries_pages(void)
 static bool test_errors(void)
 {
 	ASSERT(setup());
+	mm->kver = KVER_BRANCH(6, 12); /* the order of the checks is 6.12's */
 	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
 	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), 8, 0), -EINVAL); /* unknown flag */
 	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), MREMAP_FIXED, A(0x40)),
@@ -115,7 +117,7 @@ static bool test_errors(void)
 	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), MM_TASK_SIZE + P(1), FIXED, A(0x40)), -EINVAL);
 	ASSERT_EQ(mm_mremap(mm, A(0x10), P(4), P(4), FIXED, MM_TASK_SIZE - P(2)), -EINVAL);
 	/* 6.12 unmaps the fixed destination before it looks at the source
-	 * (6.17 looks first: docs/fidelity.md) */
+	 * (6.17 looks first: test_checks_first) */
 	ASSERT_EQ(map(0x40, 4, RW, PRIV_ANON), A(0x40));
 	ASSERT_EQ(mm_mremap(mm, A(0x10), P(5), P(6), FIXED, A(0x40)), -EFAULT);
 	ASSERT(!mm_vma_at(mm, A(0x40)));
@@ -129,6 +131,84 @@ static bool test_errors(void)
 	ASSERT(mm_vma_at(mm, A(0x10)) && !mm_vma_at(mm, A(0x60)));
 	mm->max_map_count = mm->map_count + 6;
 	ASSERT_EQ(mm_mremap(mm, A(0x10), P(2), P(2), FIXED, A(0x60)), A(0x60));
+	return teardown();
+}
+
+/* Since 6.17 (KV_MREMAP_CHECKS_FIRST) the overlap is checked before the
+ * source is looked up, and the source before anything is unmapped; the map
+ * count before the lookup, and since KV_MREMAP_MAP_COUNT_SPLITS with less
+ * room for a move, for every call. Each result was checked against 6.18.44
+ * with vmafuzz conform; 7.3's against its mm/mremap.c. */
+static bool test_checks_first(void)
+{
+	ASSERT(setup());
+	mm->kver = KVER(6, 18, 44);
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(mm_mremap(mm, A(0x20), P(4), P(4), FIXED, A(0x22)), -EINVAL); /* not -EFAULT */
+	ASSERT_EQ(map(0x40, 4, RW, PRIV_ANON), A(0x40));
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(5), P(6), FIXED, A(0x40)), -EFAULT);
+	ASSERT(mm_vma_at(mm, A(0x40))); /* the destination stays */
+	/* a shrink may still leave its VMA as far as the tail it unmaps */
+	ASSERT_EQ(map(0x14, 4, PROT_READ, PRIV_ANON), A(0x14));
+	ASSERT_EQ(mm_mremap(mm, A(0x10), P(8), P(2), FIXED, A(0x50)), A(0x50));
+	ASSERT(!mm_vma_at(mm, A(0x10)) && !mm_vma_at(mm, A(0x14)));
+	/* the map count: room for five before a move to a new address, even
+	 * with no VMA at the address; none needed in place */
+	mm->max_map_count = mm->map_count + 5;
+	ASSERT_EQ(mm_mremap(mm, A(0x30), P(2), P(2), FIXED, A(0x60)), -ENOMEM);
+	ASSERT_EQ(mm_mremap(mm, A(0x40), P(2), P(2), FIXED, A(0x60)), -ENOMEM);
+	mm->max_map_count = mm->map_count + 2;
+	ASSERT_EQ(mm_mremap(mm, A(0x40), P(4), P(2), 0, 0), A(0x40));
+	/* 7.3: two for the move and two for the unmaps before it, for every
+	 * call (three and two with MREMAP_DONTUNMAP) */
+	mm->kver = KVER(7, 3, 4);
+	mm->max_map_count = mm->map_count + 4;
+	ASSERT_EQ(mm_mremap(mm, A(0x50), P(1), P(1), FIXED | MREMAP_DONTUNMAP, A(0x60)), -ENOMEM);
+	ASSERT_EQ(mm_mremap(mm, A(0x50), P(1), P(1), FIXED, A(0x60)), A(0x60));
+	ASSERT(mm_vma_at(mm, A(0x60)) && mm_vma_at(mm, A(0x51)));
+	mm->max_map_count = mm->map_count + 3;
+	ASSERT_EQ(mm_mremap(mm, A(0x40), P(2), P(1), 0, 0), -ENOMEM); /* in place too */
+	ASSERT_EQ(mm_vma_at(mm, A(0x40))->end, A(0x42));
+	return teardown();
+}
+
+/* Since 6.17 (KV_MREMAP_MOVES_MANY) a fixed move of the same size moves
+ * every VMA of its range, the holes between them kept at the destination
+ * (what lies there stays); a hole at the start, or a VMA armed by a
+ * userfaultfd among others, is -EFAULT, the VMAs before it moved. */
+static bool test_moves_many(void)
+{
+	struct uffd_ctx *ctx;
+	struct vma *v;
+
+	ASSERT(setup());
+	mm->kver = KVER(6, 18, 44);
+	ASSERT_EQ(map(0x10, 4, RW, PRIV_ANON), A(0x10));
+	ASSERT_EQ(map(0x16, 2, PROT_READ, PRIV_ANON), A(0x16));
+	ASSERT_EQ(mm_touch(mm, A(0x10), P(4), true), 0);
+	ASSERT_EQ(map(0x34, 2, PROT_READ, PRIV_ANON), A(0x34)); /* in the hole's place */
+	ASSERT_EQ(mm_mremap(mm, A(0x11), P(6), P(6), FIXED, A(0x31)), A(0x31));
+	v = mm_vma_at(mm, A(0x31));
+	ASSERT(v && v->start == A(0x31) && v->end == A(0x34) && page_at(0x31));
+	ASSERT(mm_vma_at(mm, A(0x34)) && mm_vma_at(mm, A(0x36)));
+	ASSERT(mm_vma_at(mm, A(0x10))->end == A(0x11) && !mm_vma_at(mm, A(0x16)));
+	ASSERT_EQ(mm_mremap(mm, A(0x8), P(4), P(4), FIXED, A(0x50)), -EFAULT); /* a hole first */
+	/* a VMA armed by a userfaultfd moves alone: after another, -EFAULT
+	 * with the one before it moved; first, only if nothing follows */
+	ctx = uffd_create(mm, false);
+	ASSERT_EQ(map(0x70, 2, RW, PRIV_ANON), A(0x70));
+	ASSERT_EQ(map(0x73, 2, RW, PRIV_ANON), A(0x73));
+	ASSERT_EQ(uffd_register(ctx, A(0x73), P(2), UFFD_MODE_MISSING), 0);
+	ASSERT_EQ(mm_mremap(mm, A(0x70), P(5), P(5), FIXED, A(0x90)), -EFAULT);
+	ASSERT(mm_vma_at(mm, A(0x90)) && !mm_vma_at(mm, A(0x70)) && mm_vma_at(mm, A(0x73)));
+	ASSERT_EQ(mm_mremap(mm, A(0x73), P(3), P(3), FIXED, A(0xa0)), -EFAULT);
+	ASSERT_EQ(mm_mremap(mm, A(0x73), P(2), P(2), FIXED, A(0xa0)), A(0xa0));
+	ASSERT(mm_validate(mm));
+	uffd_put(ctx);
+	/* 6.12: one VMA only */
+	mm->kver = KVER_BRANCH(6, 12);
+	ASSERT_EQ(mm_mremap(mm, A(0x31), P(6), P(6), FIXED, A(0x51)), -EFAULT);
+	ASSERT(mm_vma_at(mm, A(0x31)));
 	return teardown();
 }
 
@@ -147,10 +227,17 @@ static bool test_dontunmap(void)
 	ASSERT_EQ(mm_pte(mm, A(0x10)), 0);
 	ASSERT_EQ(mm_vma_at(mm, A(0x40))->pgoff, A(0x10) >> PAGE_SHIFT);
 	ASSERT_EQ(mm->rss_anon, 4);
-	/* an unfaulted source is kept apart from its copy next to it */
+	/* an unfaulted source is kept apart from its copy next to it
+	 * (KV_DONTUNMAP_NO_SELF_MERGE) */
 	ASSERT_EQ(map(0x60, 4, RW, PRIV_ANON), A(0x60));
 	ASSERT_EQ(mm_mremap(mm, A(0x60), P(2), P(2), FIXED | MREMAP_DONTUNMAP, A(0x64)), A(0x64));
 	ASSERT_EQ(mm_vma_at(mm, A(0x64))->start, A(0x64));
+	/* without the change (6.18.44) the copy merges with its source */
+	mm->kver = KVER(6, 18, 44);
+	ASSERT_EQ(map(0x80, 4, RW, PRIV_ANON), A(0x80));
+	ASSERT_EQ(mm_mremap(mm, A(0x80), P(4), P(4), FIXED | MREMAP_DONTUNMAP, A(0x84)), A(0x84));
+	v = mm_vma_at(mm, A(0x84));
+	ASSERT(v && v->start == A(0x80) && v->end == A(0x88));
 	return teardown();
 }
 
@@ -235,6 +322,8 @@ int main(void)
 	TEST(test_resize_in_place);
 	TEST(test_move_carries_pages);
 	TEST(test_errors);
+	TEST(test_checks_first);
+	TEST(test_moves_many);
 	TEST(test_dontunmap);
 	TEST(test_uffd_remap_rule);
 	TEST(test_move_fails_on_page_table);

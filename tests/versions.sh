@@ -8,6 +8,8 @@
 # a rule that no longer applies, or applies where it should not, fails.
 # A rule of what smaps shows, where no result differs, names
 # tests/test_kver.c (# view:), whose view_rule_<rule> asks the model's view.
+# A kernel bug the model does not follow (# refused: VERSION) is refused by
+# vmafuzz conform as that version and run as the newest.
 # The check is shown firing on a program whose line is wrong, and every
 # rule is listed in docs/fidelity.md. Run by ./build.sh test with OUT and
 # ROOT set.
@@ -15,6 +17,7 @@ set -u
 cd "$ROOT"
 . tests/shlib
 R="$OUT/replay/fuzz_mm"
+V="$OUT/vmafuzz"
 
 # last PROGRAM CONFIG: the result of PROGRAM's last operation with CONFIG
 # ("failed: ..." when the replay stopped at a check)
@@ -60,6 +63,18 @@ for r in $rules; do
 		continue
 	fi
 	grep -q "\`$r\`" docs/fidelity.md && ok || bad "docs/fidelity.md does not list the rule \`$r\`"
+	if v=$(sed -n 's/^# refused: //p' "$f") && [ -n "$v" ]; then
+		# a kernel bug the model does not follow: conform refuses the
+		# program's last operation as that version, naming the rule,
+		# and runs it as the newest
+		"$V" conform --model-version "$v" "$f" >"$T/refused.txt" 2>&1
+		grep -q "skipped: operation .*rule $r, not followed" "$T/refused.txt" && ok ||
+			bad "$f: conform as $v does not refuse it: $(tail -n 2 "$T/refused.txt")"
+		"$V" conform --model-version 7.3 "$f" >"$T/refused.txt" 2>&1
+		! grep -q "skipped:" "$T/refused.txt" && ok ||
+			bad "$f: conform as 7.3 refuses it: $(tail -n 2 "$T/refused.txt")"
+		continue
+	fi
 	if grep -q '^# view: tests/test_kver.c$' "$f"; then
 		# a rule of what smaps shows: no result differs, the unit test
 		# asks the model's view

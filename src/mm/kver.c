@@ -18,12 +18,13 @@ const struct kver_rule_desc kver_rules[KV_NRULES] = {
 				      "mm/vma: fix incorrectly disallowed anonymous VMA merges"},
     /* move_vma's MREMAP_DONTUNMAP end: after unlink_anon_vmas the source
      * is unfaulted, and unfaulted anonymous VMAs keep pgoff == start;
-     * 6.18.44 (this machine) keeps the pgoff it had */
+     * 6.18.44 (this machine) keeps the pgoff it had (releases and
+     * backports from Debian's changelogs) */
     [KV_DONTUNMAP_UNFAULTED_PGOFF] = {"dontunmap_unfaulted_pgoff",
-				      KVER(7, 0, 0),
-				      {KVER(6, 1, 192), KVER(6, 12, 118)},
-				      "mm/mremap: the unfaulted DONTUNMAP source takes the "
-				      "pgoff of its start"},
+				      KVER(7, 3, 0),
+				      {KVER(6, 1, 191), KVER(6, 12, 112)},
+				      "mm/mremap: reset unfaulted VMA page offset for "
+				      "MREMAP_DONTUNMAP"},
     /* userfaultfd_unregister: before, its loop cleared every registered
      * VMA of the range, whichever context it was registered with; first
      * seen in 6.18.44 (6.12.118 and 6.1.192 lack it) */
@@ -75,6 +76,41 @@ const struct kver_rule_desc kver_rules[KV_NRULES] = {
 				      {0},
 				      "mm/mprotect: drop pgprot_t parameter from "
 				      "change_protection()"},
+    /* check_prep_vma before mremap_to's unmaps, check_mremap_params (the
+     * overlap too) before the VMA lookup; the map count, checked without
+     * the lock, before the lookup too (for a move to a new address) */
+    [KV_MREMAP_CHECKS_FIRST] = {"mremap_checks_first",
+				KVER(6, 17, 0),
+				{0},
+				"mm/mremap: check remap conditions earlier"},
+    /* remap_move: for_each_vma_range over the old range */
+    [KV_MREMAP_MOVES_MANY] = {"mremap_moves_many",
+			      KVER(6, 17, 0),
+			      {0},
+			      "mm/mremap: permit mremap() move of multiple VMAs"},
+    /* check_map_count_against_split(_early): headroom of 2 VMAs for the
+     * move (3 with a pre-split), 2 more for the unmaps before it, for every
+     * call; before, move_vma's map_count >= max - 3 and mremap_to's
+     * map_count + 2 >= max - 3. Posted in March 2026; 7.3.4 has it, 6.18.44
+     * not, the releases between not checked */
+    [KV_MREMAP_MAP_COUNT_SPLITS] = {"mremap_map_count_splits",
+				    KVER(7, 1, 0),
+				    {0},
+				    "mm/mremap: correct invalid map count check"},
+    /* copy_vma's keep_source: prev or next that is the kept source is no
+     * merge candidate; before, an unfaulted source moved next to itself
+     * merged with its copy */
+    [KV_DONTUNMAP_NO_SELF_MERGE] = {"dontunmap_no_self_merge",
+				    KVER(7, 3, 0),
+				    {KVER(6, 1, 191), KVER(6, 12, 114)},
+				    "mm/mremap: fix locked_vm leak from MREMAP_DONTUNMAP "
+				    "self-merge"},
+    /* prep_move_vma's needs_pre_split (not followed: kver.h) */
+    [KV_DONTUNMAP_LOCKED_SPLIT] = {"dontunmap_locked_split",
+				   KVER(7, 3, 0),
+				   {KVER(6, 1, 191), KVER(6, 12, 114)},
+				   "mm/mremap: fix locked_vm leak by splitting VMA for "
+				   "MREMAP_DONTUNMAP"},
 };
 
 bool kver_has(unsigned v, enum kver_rule rule)

@@ -52,6 +52,28 @@ enum kver_rule {
 	 * under uffd-wp in a shared writable mapping; before, the protection
 	 * of the VMA's flags, writable */
 	KV_UFFD_WP_RESOLVE_PAGE_PROT,
+	/* mremap checks its arguments (the overlap of the two ranges too) and
+	 * then the source VMA before it unmaps anything, and the map count
+	 * before it looks the source up; before, the source was looked up
+	 * first and checked after the fixed destination and the shrunk tail
+	 * were unmapped */
+	KV_MREMAP_CHECKS_FIRST,
+	/* a MREMAP_FIXED move of the same size moves every VMA of its range,
+	 * the gaps between them kept; before, a range that left its VMA was
+	 * -EFAULT */
+	KV_MREMAP_MOVES_MANY,
+	/* the map count headroom of mremap: checked for every call before
+	 * anything, and again before a move, as the splits it may make;
+	 * before, a move kept four VMAs of room (five before a fixed one) */
+	KV_MREMAP_MAP_COUNT_SPLITS,
+	/* the copy of an unfaulted source kept by MREMAP_DONTUNMAP does not
+	 * merge with that source; before, it did when placed next to it */
+	KV_DONTUNMAP_NO_SELF_MERGE,
+	/* an MREMAP_DONTUNMAP move of part of a locked VMA splits it first, so
+	 * only the moved part is unlocked. Not followed: the model always
+	 * splits, and vmafuzz conform refuses such moves on a kernel without
+	 * the change, which unlocks the whole VMA and leaks locked_vm */
+	KV_DONTUNMAP_LOCKED_SPLIT,
 	KV_NRULES
 };
 

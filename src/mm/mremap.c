@@ -61,7 +61,7 @@ static struct vma *copy_vma(struct vma **vp, uint64_t addr, uint64_t len, uint64
 	struct vma *v = *vp, *nv = NULL;
 	struct mm *mm = v->mm;
 	uint64_t vma_start = v->start; /* v may be merged away */
-	bool faulted = true;
+	bool faulted = true, apart;
 	struct merge_range m;
 	int err;
 
@@ -70,6 +70,11 @@ static struct vma *copy_vma(struct vma **vp, uint64_t addr, uint64_t len, uint64
 		pgoff = addr >> PAGE_SHIFT;
 		faulted = false;
 	}
+	/* a kept source and its copy stay two VMAs (KV_DONTUNMAP_NO_SELF_MERGE);
+	 * a locked one whatever the version: merged, the kernels without the
+	 * change leak locked_vm, which the model does not follow */
+	apart = !faulted && keep_source &&
+		(kver_has(mm->kver, KV_DONTUNMAP_NO_SELF_MERGE) || (v->flags & VM_LOCKED));
 	m = (struct merge_range){
 	    .start = addr,
 	    .end = addr + len,
@@ -79,8 +84,7 @@ static struct vma *copy_vma(struct vma **vp, uint64_t addr, uint64_t len, uint64
 	    .anon_vma = v->anon_vma,
 	    .uffd = v->uffd,
 	    .copied_from = v,
-	    /* a kept source and its copy stay two VMAs */
-	    .exclude = !faulted && keep_source ? v : NULL,
+	    .exclude = apart ? v : NULL,
 	};
 	/* a context that loses the VMA (no remap event) keeps it from merging */
 	if (!v->uffd || v->uffd->event_remap)
@@ -186,6 +190,34 @@ static void unmap_source(struct remap *r, struct vma *v, uint64_t vm_flags)
 	}
 }
 
+/* The map count headroom a move needs. Since KV_MREMAP_MAP_COUNT_SPLITS:
+ * the copy and a split at each end of the source, and one more when a kept
+ * locked source is split first; before: room for the splits of a later
+ * munmap (four VMAs). */
+static bool room_to_move(const struct remap *r, const struct vma *v)
+{
+	const struct mm *mm = r->mm;
+	int presplit = (r->flags & MREMAP_DONTUNMAP) && (v->flags & VM_LOCKED);
+
+	if (kver_has(mm->kver, KV_MREMAP_MAP_COUNT_SPLITS))
+		return mm->map_count + 2 + presplit <= mm->max_map_count;
+	return mm->map_count < mm->max_map_count - 3;
+}
+
+/* The headroom checked before the source is looked up (KV_MREMAP_CHECKS_FIRST):
+ * since KV_MREMAP_MAP_COUNT_SPLITS, for every call, what a move needs plus a
+ * split by each of the two unmaps that may come first; before, for a move to
+ * a new address only, mremap_to's room of five VMAs. */
+static bool room_before(const struct remap *r)
+{
+	const struct mm *mm = r->mm;
+
+	if (kver_has(mm->kver, KV_MREMAP_MAP_COUNT_SPLITS))
+		return mm->map_count + 4 + !!(r->flags & MREMAP_DONTUNMAP) <= mm->max_map_count;
+	return !(r->flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) ||
+	       mm->map_count + 2 < mm->max_map_count - 3;
+}
+
 /* move_vma: copy, move the entries, unmap the source (or, failing, the copy). */
 static int64_t move_vma(struct remap *r, struct vma *v)
 {
@@ -196,13 +228,12 @@ static int64_t move_vma(struct remap *r, struct vma *v)
 	int64_t ret = (int64_t)r->new_addr;
 	int err;
 
-	/* room for the splits of a later munmap */
-	if (mm->map_count >= mm->max_map_count - 3)
+	if (!room_to_move(r, v))
 		return -ENOMEM;
 #ifndef VMAFUZZ_BUG_dontunmap_locked_split
 	if (dontunmap && (v->flags & VM_LOCKED)) {
-		/* the locked source is split first, to account it right (this
-		 * machine's 6.18 does not: docs/fidelity.md) */
+		/* the locked source is split first, to account it right
+		 * (whatever the version: KV_DONTUNMAP_LOCKED_SPLIT) */
 		if (v->start != start && (err = vma_split(v, start, true)))
 			return err;
 		if (v->end != start + len && (err = vma_split(v, start + len, false)))
@@ -274,7 +305,39 @@ static int64_t expand_in_place(struct remap *r, struct vma *v)
 	return (int64_t)r->addr;
 }
 
-/* mremap_to: MREMAP_FIXED, or MREMAP_DONTUNMAP (its new address a hint). */
+/* The new range's checks: its alignment, its end, and no overlap with the
+ * old range. */
+static int check_new_range(const struct remap *r)
+{
+	if (r->new_addr & ~PAGE_MASK)
+		return -EINVAL;
+	if (r->new_len > MM_TASK_SIZE || r->new_addr > MM_TASK_SIZE - r->new_len)
+		return -EINVAL;
+	if (r->addr + r->old_len > r->new_addr && r->new_addr + r->new_len > r->addr)
+		return -EINVAL; /* overlap */
+	return 0;
+}
+
+/* check_prep_vma (KV_MREMAP_CHECKS_FIRST): the source as to_resize checks
+ * it, before anything is unmapped; a shrink's range may leave its VMA as
+ * far as the tail it unmaps. */
+static int check_source(struct remap *r)
+{
+	uint64_t old_len = r->old_len;
+	struct vma *v;
+	int err;
+
+	if (r->old_len > r->new_len)
+		r->old_len = r->new_len;
+	err = to_resize(r, &v);
+	r->old_len = old_len;
+	return err;
+}
+
+/* mremap_to: MREMAP_FIXED, or MREMAP_DONTUNMAP (its new address a hint).
+ * Before KV_MREMAP_CHECKS_FIRST, the new range and the room for splits are
+ * checked here, and the source only once the fixed destination and the
+ * shrunk tail are unmapped; since, all of it before. */
 static int64_t mremap_to(struct remap *r)
 {
 	struct mm *mm = r->mm;
@@ -282,15 +345,16 @@ static int64_t mremap_to(struct remap *r)
 	int64_t at;
 	int err;
 
-	if (r->new_addr & ~PAGE_MASK)
-		return -EINVAL;
-	if (r->new_len > MM_TASK_SIZE || r->new_addr > MM_TASK_SIZE - r->new_len)
-		return -EINVAL;
-	if (r->addr + r->old_len > r->new_addr && r->new_addr + r->new_len > r->addr)
-		return -EINVAL; /* overlap */
-	/* both ranges may split in three before anything can be undone */
-	if (mm->map_count + 2 >= mm->max_map_count - 3)
-		return -ENOMEM;
+	if (kver_has(mm->kver, KV_MREMAP_CHECKS_FIRST)) {
+		if ((err = check_source(r)))
+			return err;
+	} else {
+		if ((err = check_new_range(r)))
+			return err;
+		/* both ranges may split in three before anything can be undone */
+		if (mm->map_count + 2 >= mm->max_map_count - 3)
+			return -ENOMEM;
+	}
 	if ((r->flags & MREMAP_FIXED) &&
 	    (err = do_munmap(mm, r->new_addr, r->new_addr + r->new_len)))
 		return err;
@@ -309,6 +373,49 @@ static int64_t mremap_to(struct remap *r)
 		return at;
 	r->new_addr = (uint64_t)at;
 	return move_vma(r, v);
+}
+
+/* remap_move (KV_MREMAP_MOVES_MANY): a MREMAP_FIXED move of the same size
+ * moves each VMA of [addr, addr + len) in turn, cut at the range's ends, to
+ * the new address plus its distance from where the one before it ended, so
+ * the gaps between them stay. A hole at the start is -EFAULT, and so is a
+ * VMA armed by a userfaultfd among others (its remap event would need the
+ * lock dropped); a failure leaves the VMAs moved before it where they went.
+ * The first VMA's new address, or the error. */
+static int64_t remap_move(struct remap *r)
+{
+	uint64_t start = r->addr, end = r->addr + r->old_len, target = r->new_addr;
+	uint64_t last_end = start;
+	int64_t res = -EFAULT, got;
+	bool seen = false;
+	struct vma *v;
+
+	/* the VMA at or after where the last one ended, as the kernel's
+	 * iterator goes on, while that is inside the range: the moved ones lie
+	 * outside it, but one may have merged with what is left of its source
+	 * VMA past the range (when a split fails, the source itself) */
+	while (last_end < end && (v = mm_find_vma(r->mm, last_end)) && v->start < end) {
+		struct remap piece = *r;
+		uint64_t from = v->start > start ? v->start : start;
+		uint64_t to = v->end < end ? v->end : end;
+
+		if (!seen && start < v->start)
+			return -EFAULT;
+		if ((v->flags & VM_UFFD_FLAGS) && (seen || v->end < end))
+			return -EFAULT;
+		piece.addr = from;
+		piece.old_len = piece.new_len = to - from;
+		piece.new_addr = target + (seen ? v->start - last_end : 0);
+		last_end = v->end;
+		got = mremap_to(&piece);
+		if (got < 0)
+			return got;
+		if (!seen)
+			res = got;
+		seen = true;
+		target = (uint64_t)got + piece.new_len;
+	}
+	return res;
 }
 
 /* Grow in place when the range ends its VMA and nothing follows it, else
@@ -369,12 +476,22 @@ int64_t mm_mremap(struct mm *mm, uint64_t addr, uint64_t old_len, uint64_t new_l
 		  uint64_t new_addr)
 {
 	struct remap r = {mm, addr, old_len, new_len, new_addr, flags, false};
+	bool first = kver_has(mm->kver, KV_MREMAP_CHECKS_FIRST);
 	int64_t ret = check_args(&r);
 
+	if (!ret && first && r.new_len > MM_TASK_SIZE)
+		ret = -EINVAL;
+	if (!ret && first && (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)))
+		ret = check_new_range(&r);
 	if (ret)
 		return ret;
 	mmap_write_lock(&mm->lock);
-	if (!mm_vma_at(mm, r.addr))
+	if (first && !room_before(&r))
+		ret = -ENOMEM;
+	else if (first && kver_has(mm->kver, KV_MREMAP_MOVES_MANY) && (flags & MREMAP_FIXED) &&
+		 r.old_len == r.new_len)
+		ret = remap_move(&r);
+	else if (!mm_vma_at(mm, r.addr))
 		ret = -EFAULT;
 	else if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP))
 		ret = mremap_to(&r);

@@ -14,6 +14,10 @@
  * source. If a page table cannot be allocated, the entries moved so far go
  * back and the new range is unmapped instead: -ENOMEM. Takes the mmap write
  * lock; write-locks each VMA it changes, the source first.
+ *
+ * Where kernels differ it follows the mm's version (kver.h): the order of
+ * the checks and the map count headroom, a fixed move of many VMAs since
+ * 6.17, and whether a kept source may merge with its copy.
  */
 #ifndef VMAFUZZ_MM_MREMAP_H
 #define VMAFUZZ_MM_MREMAP_H

@@ -13,14 +13,20 @@
  *     userfaultfd registration stays only with a context that has the remap
  *     event. The old range is unmapped, or with MREMAP_DONTUNMAP stays mapped
  *     unlocked and empty (zeros, or the file's data);
- *   - a failure changes nothing, but: MREMAP_FIXED unmaps the new range and
- *     the old range's tail before the checks that may still fail, and where
- *     a split may have failed (an injected allocation failure, a map_limit)
- *     what it unmapped, or a copy left behind, is unknown. A move that
- *     cannot unmap the old range (a failed split) keeps both and succeeds.
+ *   - a failure changes nothing, but: before KV_MREMAP_CHECKS_FIRST,
+ *     MREMAP_FIXED unmaps the new range and the old range's tail before the
+ *     checks that may still fail (since, only an -ENOMEM comes after them),
+ *     and where a split may have failed (an injected allocation failure, a
+ *     map_limit) what it unmapped, or a copy left behind, is unknown. A move
+ *     that cannot unmap the old range (a failed split) keeps both and
+ *     succeeds. A fixed move of the same size that moves many VMAs
+ *     (KV_MREMAP_MOVES_MANY) moves each mapped run of the old range by the
+ *     same distance, unmapping only where they go; when it fails, the VMAs
+ *     before the failing one have moved: both ranges are unknown.
  */
 #include "expect_calls.h"
 #include "expect_state.h"
+#include "mm/kver.h"
 #include "runtime/check.h"
 
 #include <errno.h>
@@ -92,13 +98,30 @@ static void unmap(struct as_expect *e, const struct remap *r, uint64_t lo, uint6
 		exp_set(e, r->p, lo, hi - 1, NULL);
 }
 
-static void failed(struct as_expect *e, const struct remap *call)
+/* A fixed move of the same size, which moves every VMA of its range
+ * (KV_MREMAP_MOVES_MANY). */
+static bool moves_many(const struct as_expect *e, const struct remap *r)
+{
+	return (r->flags & FIXED) && r->oldn == r->newn && kver_has(e->kver, KV_MREMAP_MOVES_MANY);
+}
+
+static void failed(struct as_expect *e, const struct remap *call, int64_t result)
 {
 	const struct exp_rec *at = exp_rec_at(e, call->p, call->old);
 	struct remap q = *call, *r = &q;
 
 	if (refused_early(e, r))
 		return;
+	if (kver_has(e->kver, KV_MREMAP_CHECKS_FIRST)) {
+		if (moves_many(e, r)) {
+			/* the VMAs before the one that failed have moved */
+			exp_unknown(e, r->p, r->old, r->old + r->oldn, EU_MAP);
+			exp_unknown(e, r->p, r->to, r->to + r->newn, EU_MAP);
+			return;
+		}
+		if (result != -ENOMEM)
+			return; /* the source is checked before anything is unmapped */
+	}
 	if (at->unknown & EU_MAP)
 		q.unsure = true; /* refused at once (no VMA there), or not? */
 	if (r->flags & FIXED) {
@@ -210,7 +233,10 @@ static void moved_to(struct as_expect *e, const struct remap *r, uint64_t to)
 		exp_edit(e, r->p, r->old, r->old + r->oldn - 1, emptied, NULL);
 	else
 		unmap(e, r, r->old, r->old + r->oldn); /* kept when a split fails */
-	exp_set(e, r->p, to, to + r->newn - 1, NULL);  /* free, or MREMAP_FIXED unmapped it */
+	/* free, or MREMAP_FIXED unmapped it; a move of many VMAs unmaps only
+	 * where each goes, the holes between them kept */
+	if (!moves_many(e, r))
+		exp_set(e, r->p, to, to + r->newn - 1, NULL);
 	for (size_t k = 0; k < runs.n; k++) {
 		struct exp_rec m = moved(e, exp_rec(&e->st, runs.v[k].entry), d, false);
 
@@ -246,7 +272,7 @@ void exp_mremap_end(struct as_expect *e, const struct mm_call *c, const struct e
 		return;
 	}
 	if (c->result < 0) {
-		failed(e, &r);
+		failed(e, &r, c->result);
 	} else if ((r.flags & (FIXED | DONTUNMAP)) || at != r.old) {
 		moved_to(e, &r, at);
 	} else if (r.newn <= r.oldn) {

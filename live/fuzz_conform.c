@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NAME "fuzz_conform's input"
@@ -246,26 +247,58 @@ static void error_line(const char *what, const char *text)
 	fprintf(stderr, "==%d== ERROR: vmafuzz: fuzz_conform: %s%s\n", (int)getpid(), what, text);
 }
 
+/* The report kept in the folder vmafuzz fuzz names (VMAFUZZ_REPORTS), as
+ * under --jobs the worker's log goes with the worker: written whole under
+ * another name and renamed. Its path in @path, or "" when there is none. */
+static void keep_report(const char *msg, struct report *r, char *path, size_t len)
+{
+	const char *dir = getenv("VMAFUZZ_REPORTS");
+	char tmp[PATH_MAX];
+	FILE *f;
+	bool ok;
+
+	path[0] = '\0';
+	if (!dir || !*dir)
+		return;
+	snprintf(path, len, "%s/fuzz_conform-%d-%ld.txt", dir, (int)getpid(), (long)time(NULL));
+	snprintf(tmp, sizeof(tmp), "%s.part", path);
+	if (!(f = fopen(tmp, "w"))) {
+		path[0] = '\0';
+		return;
+	}
+	fprintf(f, "vmafuzz: invariant %s failed: %s\n", check_name(CK_AS_BACKENDS_DIFFER), msg);
+	report_context(f, r);
+	ok = !ferror(f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
+	if (fclose(f) || !ok || rename(tmp, path)) {
+		unlink(tmp);
+		path[0] = '\0';
+	}
+}
+
 static _Noreturn void differ(const struct prog *p, unsigned step)
 {
 	struct report r = {p, step};
 	struct utsname u;
-	char text[160], line[200];
+	char text[160], msg[300], line[220], path[PATH_MAX];
 
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");
-	snprintf(line, sizeof(line), "operation %u (%s) differs", step,
-		 step < p->nops ? conform_op_text(&mm_desc, &p->ops[step], text, sizeof(text))
-				: "?");
-	error_line(line, "");
+	snprintf(text, sizeof(text), "?");
+	if (step < p->nops)
+		conform_op_text(&mm_desc, &p->ops[step], text, sizeof(text));
+	snprintf(msg, sizeof(msg),
+		 "fuzz_conform: operation %u (%s) differs between the model and this kernel "
+		 "(Linux %s)",
+		 step, text, u.release);
+	keep_report(msg, &r, path, sizeof(path));
+	snprintf(line, sizeof(line), "operation %u (%s) differs", step, text);
+	if (path[0])
+		fprintf(stderr, "==%d== ERROR: vmafuzz: fuzz_conform: %s (report: %s)\n",
+			(int)getpid(), line, path);
+	else
+		error_line(line, "");
 	check_set_context(report_context, &r);
-	check_fail(CK_AS_BACKENDS_DIFFER,
-		   "fuzz_conform: operation %u (%s) differs between the model and this kernel "
-		   "(Linux %s)",
-		   step,
-		   step < p->nops ? conform_op_text(&mm_desc, &p->ops[step], text, sizeof(text))
-				  : "?",
-		   u.release);
+	check_fail(CK_AS_BACKENDS_DIFFER, "%s", msg);
 	abort(); /* (check_fail returns only in collect mode) */
 }
 

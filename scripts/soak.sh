@@ -172,6 +172,9 @@ if [ "$(count_files "$work/crashes")" -gt 0 ]; then
 	echo "  findings: $findings"
 	sed -n 's/^triage: \[[0-9]*\/[0-9]*\] \(.*\): \(.*\)$/    \1: \2/p' "$root/triage.err"
 	grep -v '^triage: \[' "$root/triage.err" | sed 's/^/    /'
+	# what a -fork worker's log took with it (fuzz_conform keeps it)
+	[ "$(count_files "$work/reports")" -gt 0 ] &&
+		echo "    reports: $(count_files "$work/reports") in $work/reports"
 else
 	echo "  findings: none"
 fi

@@ -68,13 +68,18 @@ for flip in flip-wf flip-child-wf flip-child-pgoff flip-child-data; do
 done
 
 # under -fork (--jobs), where a worker's log goes with it, the finding's line
-# reaches the engine's own log
-rm -rf "$T/crashes" "$T/fork" && mkdir -p "$T/crashes" "$T/fork"
-env VMAFUZZ_CONFORM_SELFTEST=flip-wf "$F" -fork=1 -ignore_crashes=1 -max_total_time=6 -seed=1 \
-	-artifact_prefix="$T/crashes/" "$T/fork" "$T/seeds" >"$T/out" 2>&1
-grep -qE '^==[0-9]+== ERROR: vmafuzz: fuzz_conform: operation [0-9]+ \(.*\) differs$' "$T/out" &&
-	[ -n "$(ls -A "$T/crashes")" ] && ok ||
-	bad "-fork: no finding's line in the engine's log: $(grep ERROR "$T/out" | head -n 3)"
+# reaches the engine's own log, naming the report kept in the folder
+# vmafuzz fuzz gives (VMAFUZZ_REPORTS)
+rm -rf "$T/crashes" "$T/fork" "$T/reports" && mkdir -p "$T/crashes" "$T/fork" "$T/reports"
+env VMAFUZZ_REPORTS="$T/reports" VMAFUZZ_CONFORM_SELFTEST=flip-wf "$F" -fork=1 -ignore_crashes=1 \
+	-max_total_time=6 -seed=1 -artifact_prefix="$T/crashes/" "$T/fork" "$T/seeds" >"$T/out" 2>&1
+rep=$(sed -n 's/^==[0-9]*== ERROR: vmafuzz: fuzz_conform: operation [0-9]* (.*) differs (report: \(.*\))$/\1/p' \
+	"$T/out" | head -n 1)
+[ -n "$rep" ] && [ -n "$(ls -A "$T/crashes")" ] &&
+	grep -q 'AS_BACKENDS_DIFFER failed: fuzz_conform: operation' "$rep" &&
+	grep -q '^--- step [0-9]* in the model and on this kernel ---$' "$rep" && ok ||
+	bad "-fork: no finding's line naming its report in the engine's log: $(grep ERROR "$T/out" | head -n 3)"
+ls "$T/reports"/*.part >/dev/null 2>&1 && bad "a report left half-written" || ok
 
 # nothing left behind: the server ends with the fuzzer, the real processes
 # with their sockets
@@ -115,6 +120,8 @@ if grep -q 'out/libfuzzer/fuzz_conform .* -fork=2 ' "$T/out" &&
 else
 	bad "./build.sh fuzz --jobs 2 fuzz_conform"; tail -n 20 "$T/out" | sed 's/^/    /'
 fi
+# (the folder it names for the reports the workers keep)
+[ -d "$T/work2/fuzz_conform/reports" ] && ok || bad "no reports folder in $T/work2/fuzz_conform"
 sleep 1
 left=$(pgrep -f "^$T/conform-server" || true)
 [ -z "$left" ] && ok || bad "server processes left after --jobs: $left"

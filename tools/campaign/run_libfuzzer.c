@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -185,6 +186,11 @@ int run_libfuzzer(const struct campaign *c)
 	 * late uses; a quarter of that still catches them in programs this
 	 * small and keeps a run well under libFuzzer's RSS limit. */
 	setenv("ASAN_OPTIONS", "quarantine_size_mb=64", 0);
+	/* where a target keeps a finding's report that its worker's log,
+	 * which -fork deletes, would take with it (fuzz_conform does) */
+	path_fmt(abs, sizeof(abs), "%s/reports", c->work);
+	if (mkdir(abs, 0755) == 0 || errno == EEXIST)
+		setenv("VMAFUZZ_REPORTS", campaign_abs(abs, log, sizeof(log)), 1);
 	engine_libfuzzer(c, &cmd);
 	strv_join(&cmd, line, sizeof(line));
 	printf("+ ASAN_OPTIONS=%s %s\n", getenv("ASAN_OPTIONS"), line);

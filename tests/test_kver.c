@@ -70,6 +70,9 @@ static bool rules_by_release_and_backport(void)
 	ASSERT(!kver_has(KVER(6, 18, 44), KV_DONTUNMAP_LOCKED_SPLIT));
 	ASSERT(kver_has(KVER(6, 12, 114), KV_DONTUNMAP_LOCKED_SPLIT));
 	ASSERT(!kver_has(KVER(6, 12, 113), KV_DONTUNMAP_NO_SELF_MERGE));
+	ASSERT(kver_has(KVER(6, 12, 118), KV_UFFD_COPY_APART));
+	ASSERT(!kver_has(KVER(6, 18, 44), KV_UFFD_COPY_APART));
+	ASSERT(!kver_has(KVER(6, 1, 192), KV_UFFD_COPY_APART));
 	for (unsigned r = 0; r < KV_NRULES; r++)
 		ASSERT(kver_rules[r].name && kver_rules[r].change && kver_rules[r].since);
 	return true;

@@ -105,6 +105,17 @@ const struct kver_rule_desc kver_rules[KV_NRULES] = {
 				    {KVER(6, 1, 191), KVER(6, 12, 114)},
 				    "mm/mremap: fix locked_vm leak from MREMAP_DONTUNMAP "
 				    "self-merge"},
+    /* copy_vma (vma_merge_copied_range in 7.3): "If not registered for
+     * remap, uffd context will be cleared", and no merge is tried; 6.18.44
+     * and 6.1.192 merge the copy with a neighbour of the same context
+     * (corpus/fuzz_mm/conform_uffd_copy_merge.txt, found there by
+     * fuzz_conform). The change's title was not found: it is named by
+     * that comment */
+    [KV_UFFD_COPY_APART] = {"uffd_copy_apart",
+			    KVER(7, 3, 0),
+			    {KVER(6, 12, 118)},
+			    "mm: no merge for an mremap copy whose userfaultfd context will be "
+			    "cleared"},
     /* prep_move_vma's needs_pre_split (not followed: kver.h) */
     [KV_DONTUNMAP_LOCKED_SPLIT] = {"dontunmap_locked_split",
 				   KVER(7, 3, 0),

@@ -74,6 +74,10 @@ enum kver_rule {
 	 * splits, and vmafuzz conform refuses such moves on a kernel without
 	 * the change, which unlocks the whole VMA and leaks locked_vm */
 	KV_DONTUNMAP_LOCKED_SPLIT,
+	/* mremap's copy of a VMA whose userfaultfd context lacks the remap
+	 * event merges with no neighbour; before, it merged with neighbours
+	 * registered with that context, which lost the registration with it */
+	KV_UFFD_COPY_APART,
 	KV_NRULES
 };
 

@@ -86,8 +86,10 @@ static struct vma *copy_vma(struct vma **vp, uint64_t addr, uint64_t len, uint64
 	    .copied_from = v,
 	    .exclude = apart ? v : NULL,
 	};
-	/* a context that loses the VMA (no remap event) keeps it from merging */
-	if (!v->uffd || v->uffd->event_remap)
+	/* a context that loses the VMA (no remap event) keeps it from merging
+	 * (KV_UFFD_COPY_APART; before, it merged with neighbours of that
+	 * context, and uffd_mremap_prep cleared theirs with it) */
+	if (!v->uffd || v->uffd->event_remap || !kver_has(mm->kver, KV_UFFD_COPY_APART))
 		nv = vma_merge_new_range(mm, &m, &err);
 	if (nv) {
 		if (vma_start >= nv->start && vma_start < nv->end) {

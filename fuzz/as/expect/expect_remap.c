@@ -220,6 +220,37 @@ static void grown(struct as_expect *e, unsigned p, const struct exp_rec *src, in
 	exp_private_copies(e, p, at, top, true); /* a locked mapping's growth is populated */
 }
 
+/* Before KV_UFFD_COPY_APART the copy of pages whose context lacks the remap
+ * event may merge with a neighbour registered with that context, which then
+ * loses the registration too: the registration of the runs of @ctx's pages
+ * next to [lo, hi) is unknown. */
+static void neighbours_may_lose(struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi,
+				uint32_t ctx)
+{
+	const struct mtref *m = &e->map[p];
+	uint64_t a = lo, b = hi;
+
+	for (;;) { /* down, run by run */
+		size_t i = a > WHOLE_LO ? exp_map_lower(m, a - 1) : m->n;
+
+		if (i == m->n || m->v[i].first > a - 1 || m->v[i].last != a - 1 ||
+		    exp_rec(&e->st, m->v[i].entry)->ctx != ctx)
+			break;
+		a = m->v[i].first;
+	}
+	for (;;) { /* up */
+		size_t i = b < WHOLE_HI ? exp_map_lower(m, b) : m->n;
+
+		if (i == m->n || m->v[i].first != b || exp_rec(&e->st, m->v[i].entry)->ctx != ctx)
+			break;
+		b = m->v[i].last + 1;
+	}
+	if (a < lo)
+		exp_unknown(e, p, a, lo, EU_UFFD);
+	if (b > hi)
+		exp_unknown(e, p, hi, b, EU_UFFD);
+}
+
 static void moved_to(struct as_expect *e, const struct remap *r, uint64_t to)
 {
 	uint64_t n = r->oldn < r->newn ? r->oldn : r->newn;
@@ -238,10 +269,15 @@ static void moved_to(struct as_expect *e, const struct remap *r, uint64_t to)
 	if (!moves_many(e, r))
 		exp_set(e, r->p, to, to + r->newn - 1, NULL);
 	for (size_t k = 0; k < runs.n; k++) {
-		struct exp_rec m = moved(e, exp_rec(&e->st, runs.v[k].entry), d, false);
+		const struct exp_rec *src = exp_rec(&e->st, runs.v[k].entry);
+		uint32_t ctx = src->ctx;
+		struct exp_rec m = moved(e, src, d, false);
 
 		exp_set(e, r->p, runs.v[k].first + (uint64_t)d, runs.v[k].last + (uint64_t)d,
 			exp_rec_new(&e->st, &m));
+		if (ctx && !m.ctx && !kver_has(e->kver, KV_UFFD_COPY_APART))
+			neighbours_may_lose(e, r->p, runs.v[k].first + (uint64_t)d,
+					    runs.v[k].last + (uint64_t)d + 1, ctx);
 	}
 	free(runs.v);
 	grown(e, r->p, last ? &tail : NULL, d, to + n, to + r->newn);

@@ -123,7 +123,11 @@ static void one_line(struct reader *r, char *line)
 	const char *s = console_strip(line);
 	long v;
 
-	r->any_line = true;
+	/* qemu's own messages come on the same pipe and are not the guest's: a
+	 * KVM that refuses the guest says so in them ("failed to set MSR"),
+	 * and TCG is tried next */
+	if (strncmp(s, "qemu-system-", 12))
+		r->any_line = true;
 	if (r->log)
 		fprintf(r->log, "%s\n", line);
 	if (r->echo) {

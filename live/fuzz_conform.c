@@ -279,7 +279,7 @@ static _Noreturn void differ(const struct prog *p, unsigned step)
 {
 	struct report r = {p, step};
 	struct utsname u;
-	char text[160], msg[300], line[220], path[PATH_MAX];
+	char text[160], msg[512], line[256], path[PATH_MAX];
 
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");

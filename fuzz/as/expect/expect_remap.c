@@ -223,16 +223,21 @@ static void grown(struct as_expect *e, unsigned p, const struct exp_rec *src, in
 /* Before KV_UFFD_COPY_APART the copy of pages whose context lacks the remap
  * event may merge with a neighbour registered with that context, which then
  * loses the registration too: the registration of the runs of @ctx's pages
- * next to [lo, hi) is unknown. */
-static void neighbours_may_lose(struct as_expect *e, unsigned p, uint64_t lo, uint64_t hi,
-				uint32_t ctx)
+ * next to [lo, hi) is unknown, across the old range @r's (still mapped when
+ * the copy merged: a part moved within its own VMA takes all of it). */
+static void neighbours_may_lose(struct as_expect *e, const struct remap *r, uint64_t lo,
+				uint64_t hi, uint32_t ctx)
 {
-	const struct mtref *m = &e->map[p];
-	uint64_t a = lo, b = hi;
+	const struct mtref *m = &e->map[r->p];
+	uint64_t a = lo, b = hi, olo = r->old, ohi = r->old + r->oldn;
 
 	for (;;) { /* down, run by run */
 		size_t i = a > WHOLE_LO ? exp_map_lower(m, a - 1) : m->n;
 
+		if (a > olo && a <= ohi) {
+			a = olo;
+			continue;
+		}
 		if (i == m->n || m->v[i].first > a - 1 || m->v[i].last != a - 1 ||
 		    exp_rec(&e->st, m->v[i].entry)->ctx != ctx)
 			break;
@@ -241,14 +246,18 @@ static void neighbours_may_lose(struct as_expect *e, unsigned p, uint64_t lo, ui
 	for (;;) { /* up */
 		size_t i = b < WHOLE_HI ? exp_map_lower(m, b) : m->n;
 
+		if (b >= olo && b < ohi) {
+			b = ohi;
+			continue;
+		}
 		if (i == m->n || m->v[i].first != b || exp_rec(&e->st, m->v[i].entry)->ctx != ctx)
 			break;
 		b = m->v[i].last + 1;
 	}
 	if (a < lo)
-		exp_unknown(e, p, a, lo, EU_UFFD);
+		exp_unknown(e, r->p, a, lo, EU_UFFD);
 	if (b > hi)
-		exp_unknown(e, p, hi, b, EU_UFFD);
+		exp_unknown(e, r->p, hi, b, EU_UFFD);
 }
 
 static void moved_to(struct as_expect *e, const struct remap *r, uint64_t to)
@@ -276,7 +285,7 @@ static void moved_to(struct as_expect *e, const struct remap *r, uint64_t to)
 		exp_set(e, r->p, runs.v[k].first + (uint64_t)d, runs.v[k].last + (uint64_t)d,
 			exp_rec_new(&e->st, &m));
 		if (ctx && !m.ctx && !kver_has(e->kver, KV_UFFD_COPY_APART))
-			neighbours_may_lose(e, r->p, runs.v[k].first + (uint64_t)d,
+			neighbours_may_lose(e, r, runs.v[k].first + (uint64_t)d,
 					    runs.v[k].last + (uint64_t)d + 1, ctx);
 	}
 	free(runs.v);

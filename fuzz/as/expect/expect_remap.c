@@ -220,6 +220,13 @@ static void grown(struct as_expect *e, unsigned p, const struct exp_rec *src, in
 	exp_private_copies(e, p, at, top, true); /* a locked mapping's growth is populated */
 }
 
+/* A neighbour the copy may merge with: registered with @ctx, or with any
+ * context when @ctx is 0 (the copy's own not known), or not known itself. */
+static bool same_ctx(const struct exp_rec *x, uint32_t ctx)
+{
+	return (x->unknown & EU_UFFD) || (ctx ? x->ctx == ctx : x->ctx != 0);
+}
+
 /* Before KV_UFFD_COPY_APART the copy of pages whose context lacks the remap
  * event may merge with a neighbour registered with that context, which then
  * loses the registration too: the registration of the runs of @ctx's pages
@@ -239,7 +246,7 @@ static void neighbours_may_lose(struct as_expect *e, const struct remap *r, uint
 			continue;
 		}
 		if (i == m->n || m->v[i].first > a - 1 || m->v[i].last != a - 1 ||
-		    exp_rec(&e->st, m->v[i].entry)->ctx != ctx)
+		    !same_ctx(exp_rec(&e->st, m->v[i].entry), ctx))
 			break;
 		a = m->v[i].first;
 	}
@@ -250,7 +257,8 @@ static void neighbours_may_lose(struct as_expect *e, const struct remap *r, uint
 			b = ohi;
 			continue;
 		}
-		if (i == m->n || m->v[i].first != b || exp_rec(&e->st, m->v[i].entry)->ctx != ctx)
+		if (i == m->n || m->v[i].first != b ||
+		    !same_ctx(exp_rec(&e->st, m->v[i].entry), ctx))
 			break;
 		b = m->v[i].last + 1;
 	}
@@ -284,9 +292,13 @@ static void moved_to(struct as_expect *e, const struct remap *r, uint64_t to)
 
 		exp_set(e, r->p, runs.v[k].first + (uint64_t)d, runs.v[k].last + (uint64_t)d,
 			exp_rec_new(&e->st, &m));
-		if (ctx && !m.ctx && !kver_has(e->kver, KV_UFFD_COPY_APART))
+		/* (a context, or a registration not known, that may lack the
+		 * remap event) */
+		if (!kver_has(e->kver, KV_UFFD_COPY_APART) &&
+		    ((ctx && !m.ctx) || (src->unknown & EU_UFFD)))
 			neighbours_may_lose(e, r, runs.v[k].first + (uint64_t)d,
-					    runs.v[k].last + (uint64_t)d + 1, ctx);
+					    runs.v[k].last + (uint64_t)d + 1,
+					    src->unknown & EU_UFFD ? 0 : ctx);
 	}
 	free(runs.v);
 	grown(e, r->p, last ? &tail : NULL, d, to + n, to + r->newn);

@@ -166,7 +166,16 @@ fi
 echo "  corpus:   ${seeds:-?} seeds -> ${grown:-?} inputs when fuzzing ended -> $after after the merge"
 findings=0
 if [ "$(count_files "$work/crashes")" -gt 0 ]; then
-	"$V" triage -v "$work/crashes" >"$root/triage.txt" 2>"$root/triage.err"
+	# (fuzz_conform's crashes are fuzz_mm programs that differ on this
+	# kernel: vmafuzz conform runs them again, its reports say what differed)
+	if [ "$target" = fuzz_conform ]; then
+		: >"$root/triage.txt"
+		for f in "$work/crashes"/*; do
+			[ -f "$f" ] && echo "triage: [0/0] $f: again with out/vmafuzz conform (a fuzz_mm program)"
+		done >"$root/triage.err"
+	else
+		"$V" triage -v "$work/crashes" >"$root/triage.txt" 2>"$root/triage.err"
+	fi
 	# every crash file is a finding, whether triage could replay it or not
 	findings=$(count_files "$work/crashes")
 	echo "  findings: $findings"

@@ -275,6 +275,8 @@ static void moved_to(struct as_expect *e, const struct remap *r, uint64_t to)
 	const struct exp_rec *last = exp_rec_at(e, r->p, r->old + (n ? n - 1 : 0));
 	struct exp_rec tail = last ? *last : (struct exp_rec){0};
 	struct runs runs;
+	bool may_merge = false; /* a run's copy may take a neighbour's registration */
+	uint32_t may_ctx = 0;	/* whose: one context, or 0 for any */
 
 	take_runs(e, r->p, r->old, n, &runs);
 	if (r->flags & DONTUNMAP)
@@ -295,13 +297,20 @@ static void moved_to(struct as_expect *e, const struct remap *r, uint64_t to)
 		/* (a context, or a registration not known, that may lack the
 		 * remap event) */
 		if (!kver_has(e->kver, KV_UFFD_COPY_APART) &&
-		    ((ctx && !m.ctx) || (src->unknown & EU_UFFD)))
+		    ((ctx && !m.ctx) || (src->unknown & EU_UFFD))) {
+			uint32_t c = src->unknown & EU_UFFD ? 0 : ctx;
+
 			neighbours_may_lose(e, r, runs.v[k].first + (uint64_t)d,
-					    runs.v[k].last + (uint64_t)d + 1,
-					    src->unknown & EU_UFFD ? 0 : ctx);
+					    runs.v[k].last + (uint64_t)d + 1, c);
+			may_ctx = may_merge && may_ctx != c ? 0 : c;
+			may_merge = true;
+		}
 	}
 	free(runs.v);
 	grown(e, r->p, last ? &tail : NULL, d, to + n, to + r->newn);
+	/* the copy is one VMA with what it grew by: its neighbours too */
+	if (may_merge)
+		neighbours_may_lose(e, r, to, to + r->newn, may_ctx);
 }
 
 void exp_mremap_end(struct as_expect *e, const struct mm_call *c, const struct exp_call *x,

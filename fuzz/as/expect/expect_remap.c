@@ -288,17 +288,17 @@ static void moved_to(struct as_expect *e, const struct remap *r, uint64_t to)
 	if (!moves_many(e, r))
 		exp_set(e, r->p, to, to + r->newn - 1, NULL);
 	for (size_t k = 0; k < runs.n; k++) {
-		const struct exp_rec *src = exp_rec(&e->st, runs.v[k].entry);
-		uint32_t ctx = src->ctx;
-		struct exp_rec m = moved(e, src, d, false);
+		/* (copied: a new record may move the store the source is in) */
+		struct exp_rec src = *exp_rec(&e->st, runs.v[k].entry);
+		struct exp_rec m = moved(e, &src, d, false);
 
 		exp_set(e, r->p, runs.v[k].first + (uint64_t)d, runs.v[k].last + (uint64_t)d,
 			exp_rec_new(&e->st, &m));
 		/* (a context, or a registration not known, that may lack the
 		 * remap event) */
 		if (!kver_has(e->kver, KV_UFFD_COPY_APART) &&
-		    ((ctx && !m.ctx) || (src->unknown & EU_UFFD))) {
-			uint32_t c = src->unknown & EU_UFFD ? 0 : ctx;
+		    ((src.ctx && !m.ctx) || (src.unknown & EU_UFFD))) {
+			uint32_t c = src.unknown & EU_UFFD ? 0 : src.ctx;
 
 			neighbours_may_lose(e, r, runs.v[k].first + (uint64_t)d,
 					    runs.v[k].last + (uint64_t)d + 1, c);
